@@ -1,0 +1,45 @@
+// Dependency direction: surfaces (server, cli, tui, bin) -> services (domain folders) -> store/config/util.
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: "services-not-to-surfaces",
+      comment: "Domain services never import a surface (HTTP routes, CLI, TUI, bins): surfaces are thin adapters over services.",
+      severity: "error",
+      from: { path: "^packages/assistant/src/(?!server/|cli/|tui/|bin/)" },
+      to: { path: "^packages/assistant/src/(server|cli|tui|bin)/" },
+    },
+    {
+      name: "store-is-the-bottom",
+      comment: "The store depends only on config and util, never on a domain service.",
+      severity: "error",
+      from: { path: "^packages/assistant/src/store/" },
+      to: { path: "^packages/assistant/src/(?!store/|config/|util/)" },
+    },
+    {
+      name: "util-depends-on-nothing",
+      severity: "error",
+      from: { path: "^packages/assistant/src/util/" },
+      to: { path: "^packages/assistant/src/(?!util/)" },
+    },
+    {
+      name: "client-is-standalone",
+      comment: "The typed client is shared by every surface and must not pull in the daemon.",
+      severity: "error",
+      from: { path: "^packages/client/" },
+      to: { path: "^packages/(?!client/)" },
+    },
+    {
+      name: "no-circular",
+      severity: "error",
+      from: {},
+      to: { circular: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: "node_modules" },
+    exclude: { path: "(^|/)test/" },
+    tsPreCompilationDeps: true,
+    enhancedResolveOptions: { extensions: [".ts", ".mjs", ".js"] },
+  },
+};

@@ -1,0 +1,48 @@
+#!/usr/bin/env node
+// Installs what the project needs on a fresh machine, idempotently and quickly when nothing changed:
+// 1. Node 22 from the npm registry into toolchain/ when the machine's Node is older than 22.18;
+// 2. the workspace dependencies with `npm ci`, run by that Node so native addons match its ABI.
+import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { envFor, isModern, node22, root, toolchainDir } from "./toolchain.mjs";
+
+const npm = process.platform === "win32" ? "npm.cmd" : "npm";
+const quiet = ["--no-audit", "--no-fund", "--loglevel=error"];
+
+function run(args, options) {
+  const result = spawnSync(npm, args, { stdio: "inherit", shell: process.platform === "win32", ...options });
+  if (result.status !== 0) {
+    console.error(`\nbootstrap: \`npm ${args.join(" ")}\` failed (exit ${result.status ?? result.signal}).`);
+    process.exit(result.status || 1);
+  }
+}
+
+function digest(file) {
+  return existsSync(file) ? createHash("sha256").update(readFileSync(file)).digest("hex") : "none";
+}
+
+// Re-run an install step only when its lockfile changed since it last succeeded.
+function upToDate(stampFile, hash) {
+  return existsSync(stampFile) && readFileSync(stampFile, "utf8") === hash;
+}
+
+if (!isModern()) {
+  const stamp = join(toolchainDir, "node_modules", ".bootstrap-stamp");
+  const hash = digest(join(toolchainDir, "package-lock.json"));
+  if (!node22() || !upToDate(stamp, hash)) {
+    console.log(`bootstrap: Node ${process.versions.node} is older than 22.18; installing Node 22 into toolchain/ ...`);
+    run(["ci", ...quiet], { cwd: toolchainDir });
+    writeFileSync(stamp, hash);
+  }
+}
+
+const node = node22();
+const stamp = join(root, "node_modules", ".bootstrap-stamp");
+const hash = `${digest(join(root, "package-lock.json"))}:${node}`;
+if (!upToDate(stamp, hash)) {
+  console.log("bootstrap: installing dependencies (native addons compile on first install; this can take a few minutes) ...");
+  run(["ci", ...quiet], { cwd: root, env: envFor(node) });
+  writeFileSync(stamp, hash);
+}
