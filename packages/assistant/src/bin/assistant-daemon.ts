@@ -1,0 +1,5 @@
+import { runDaemonForeground } from "../daemon/foreground.ts";
+
+process.exitCode = await runDaemonForeground(process.env);
+// Lingering handles (keep-alive sockets) must not keep a stopped daemon alive.
+process.exit();

@@ -1,0 +1,159 @@
+import { accessSync, constants, mkdirSync } from "node:fs";
+import { LoginCodes } from "../auth/loginCodes.ts";
+import { ensureAuthToken } from "../auth/authToken.ts";
+import { WebSessions } from "../auth/webSessions.ts";
+import { applyEnvFiles } from "../config/envFile.ts";
+import { dataPaths, resolveDataDir } from "../config/paths.ts";
+import { readSettings } from "../config/settings.ts";
+import { validateConfigFiles } from "../config/validate.ts";
+import { EventLog } from "../events/eventLog.ts";
+import { createLogger } from "../log/logger.ts";
+import type { Services } from "../runtime/services.ts";
+import { buildApp } from "../server/app.ts";
+import { openDatabase } from "../store/database.ts";
+import { AppError, ConfigError } from "../util/errors.ts";
+import { Vault } from "../vault/vault.ts";
+import { VERSION } from "../version.ts";
+import { processAlive, readDaemonInfo, removeDaemonInfo, writeDaemonInfo } from "./daemonInfo.ts";
+import { EXIT_CONFIG, EXIT_CRASH, EXIT_OK } from "./exitCodes.ts";
+
+const SHUTDOWN_DEADLINE_MS = 10_000;
+
+/** A startup failure that restarting will not fix. */
+class StartupError extends Error {}
+
+export interface RunningDaemon {
+  services: Services;
+  url: string;
+  stop(reason: string): Promise<void>;
+}
+
+/**
+ * Starts the daemon in this process: env files, settings and config validated (an invalid file refuses the start),
+ * store migrated, vault and token ready, HTTP server listening, daemon.json written.
+ */
+export async function startDaemon(env: NodeJS.ProcessEnv = process.env, mirrorLogs = true): Promise<RunningDaemon> {
+  const paths = dataPaths(resolveDataDir(env));
+  try {
+    mkdirSync(paths.dataDir, { recursive: true, mode: 0o700 });
+    accessSync(paths.dataDir, constants.W_OK);
+  } catch (error) {
+    throw new StartupError(`the data directory ${paths.dataDir} is not writable (${(error as Error).message}); set ASSISTANT_DATA_DIR to a folder you own`);
+  }
+  let settings: ReturnType<typeof readSettings>;
+  try {
+    applyEnvFiles(paths, env);
+    settings = readSettings(env);
+  } catch (error) {
+    throw new StartupError((error as Error).message);
+  }
+  const logger = createLogger({ level: settings.logLevel, file: paths.logFile, ...(mirrorLogs ? { mirror: process.stderr } : {}) });
+
+  const invalid = validateConfigFiles(paths).filter((r) => r.status === "invalid");
+  if (invalid.length > 0) {
+    const lines = invalid.map((r) => `${r.file}: ${r.error?.key ? `${r.error.key}: ` : ""}${r.error?.reason}`);
+    throw new StartupError(`refusing to start with invalid configuration (run \`assistant config validate\`):\n  ${lines.join("\n  ")}`);
+  }
+  const running = readDaemonInfo(paths.daemonInfo);
+  if (running && running.pid !== process.pid && processAlive(running.pid)) {
+    throw new StartupError(`a daemon (pid ${running.pid}) already uses ${paths.dataDir} on port ${running.port}; stop it with \`assistant stop\``);
+  }
+
+  const db = openDatabase(paths.database);
+  const events = new EventLog(db);
+  const webSessions = new WebSessions(db);
+  webSessions.pruneExpired();
+  let boundPort = settings.port;
+  const services: Services = {
+    version: VERSION,
+    startedAt: new Date(),
+    paths,
+    settings,
+    logger,
+    db,
+    events,
+    vault: new Vault(paths, env),
+    token: ensureAuthToken(paths.authToken),
+    loginCodes: new LoginCodes(),
+    webSessions,
+    port: () => boundPort,
+  };
+
+  const app = buildApp(services);
+  try {
+    await app.listen({ host: settings.bind, port: settings.port });
+  } catch (error) {
+    db.close();
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EADDRINUSE") {
+      throw new StartupError(`port ${settings.port} on ${settings.bind} is already in use; stop what uses it or set ASSISTANT_PORT`);
+    }
+    if (code === "EADDRNOTAVAIL") throw new StartupError(`cannot listen on ${settings.bind}: no such address on this machine (ASSISTANT_BIND)`);
+    throw error;
+  }
+  const address = app.server.address();
+  if (address && typeof address === "object") boundPort = address.port;
+
+  const supervisor = env.ASSISTANT_SUPERVISOR_PID ? Number(env.ASSISTANT_SUPERVISOR_PID) : undefined;
+  writeDaemonInfo(paths.daemonInfo, {
+    pid: process.pid,
+    port: boundPort,
+    bind: settings.bind,
+    version: VERSION,
+    started_at: services.startedAt.toISOString(),
+    ...(supervisor ? { supervisor_pid: supervisor } : {}),
+  });
+  events.emit("daemon_started", { version: VERSION, pid: process.pid });
+  const host = settings.bind === "0.0.0.0" || settings.bind === "::" ? "127.0.0.1" : settings.bind;
+  const url = `http://${host.includes(":") ? `[${host}]` : host}:${boundPort}`;
+  logger.info(`assistant daemon ${VERSION} listening on ${url}`, { pid: process.pid, data_dir: paths.dataDir });
+  if (settings.bind !== "127.0.0.1" && settings.bind !== "::1" && settings.bind !== "localhost") {
+    logger.warn(`listening on ${settings.bind}: other machines on the network can reach this daemon (API token still required)`);
+  }
+
+  let stopping: Promise<void> | undefined;
+  const stop = (reason: string) => {
+    stopping ??= (async () => {
+      logger.info("shutting down", { reason });
+      events.emit("daemon_stopping", { reason });
+      await app.close(); // stops accepting, lets in-flight requests finish, ends event streams
+      db.close();
+      removeDaemonInfo(paths.daemonInfo, process.pid);
+      logger.info("stopped");
+    })();
+    return stopping;
+  };
+  return { services, url, stop };
+}
+
+/** `assistant-daemon` / `assistant start --foreground`: runs until a signal, then shuts down gracefully. */
+export async function runDaemonForeground(env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  let daemon: RunningDaemon;
+  try {
+    daemon = await startDaemon(env);
+  } catch (error) {
+    const restartable = !(error instanceof StartupError || error instanceof ConfigError || error instanceof AppError);
+    process.stderr.write(`assistant-daemon: ${(error as Error).message}\n`);
+    return restartable ? EXIT_CRASH : EXIT_CONFIG;
+  }
+  return await new Promise<number>((resolve) => {
+    const onSignal = (signal: NodeJS.Signals) => {
+      const deadline = setTimeout(() => {
+        daemon.services.logger.error("graceful shutdown took too long; exiting");
+        resolve(EXIT_CRASH);
+      }, SHUTDOWN_DEADLINE_MS);
+      deadline.unref();
+      daemon.stop(signal).then(
+        () => resolve(EXIT_OK),
+        (error: Error) => {
+          daemon.services.logger.error("shutdown failed", { error: error.message });
+          resolve(EXIT_CRASH);
+        },
+      );
+    };
+    process.once("SIGTERM", onSignal);
+    process.once("SIGINT", onSignal);
+    process.once("SIGHUP", onSignal);
+  });
+}
+

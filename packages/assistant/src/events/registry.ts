@@ -1,0 +1,36 @@
+import { z } from "zod";
+
+// The one list of event kinds (DESIGN.md sections 7 and 10): each kind is declared once with its payload schema.
+// The SSE stream, the stored timeline and the OpenAPI document all derive from it. A feature adds its kinds here.
+
+export const EVENT_KINDS = {
+  daemon_started: z.object({ version: z.string(), pid: z.number().int() }),
+  daemon_stopping: z.object({ reason: z.string() }),
+  vault_updated: z.object({ key: z.string(), action: z.enum(["set", "delete"]) }),
+} as const;
+
+export type EventKind = keyof typeof EVENT_KINDS;
+export type EventPayload<K extends EventKind> = z.infer<(typeof EVENT_KINDS)[K]>;
+
+export function isEventKind(value: string): value is EventKind {
+  return Object.hasOwn(EVENT_KINDS, value);
+}
+
+/** A stored event as it is sent on the streams (`data:` of an SSE message). */
+export interface StoredEvent {
+  id: string;
+  kind: EventKind;
+  ts: string;
+  task_id?: string;
+  session_id?: string;
+  data: Record<string, unknown>;
+}
+
+export const storedEventSchema = z.object({
+  id: z.string(),
+  kind: z.enum(Object.keys(EVENT_KINDS) as [EventKind, ...EventKind[]]),
+  ts: z.string(),
+  task_id: z.string().optional(),
+  session_id: z.string().optional(),
+  data: z.record(z.string(), z.unknown()),
+});

@@ -1,0 +1,51 @@
+import type { FastifyError, FastifyInstance } from "fastify";
+import type { Logger } from "../log/logger.ts";
+import { AppError, isAppError } from "../util/errors.ts";
+
+/** The one error body of the API (DESIGN.md section 4). */
+export interface ErrorBody {
+  error: { code: string; message: string; details?: Record<string, unknown> };
+}
+
+export function errorBody(error: AppError): ErrorBody {
+  return { error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) } };
+}
+
+// Fastify's own errors, translated to the API's codes and to messages a person can act on.
+function fromFastify(error: FastifyError, maxBodyBytes: number): AppError | undefined {
+  switch (error.code) {
+    case "FST_ERR_CTP_BODY_TOO_LARGE":
+      return new AppError("payload_too_large", `request body is larger than the limit of ${maxBodyBytes} bytes`);
+    case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
+      return new AppError("unsupported_media_type", "send the request body as application/json");
+    case "FST_ERR_CTP_EMPTY_JSON_BODY":
+      return new AppError("invalid_request", "the request says it carries JSON but the body is empty", { field: "body" });
+    case "FST_ERR_CTP_INVALID_JSON_BODY":
+      return new AppError("invalid_request", "request body is not valid JSON", { field: "body" });
+    case "FST_ERR_CTP_INVALID_CONTENT_LENGTH":
+      return new AppError("invalid_request", "Content-Length does not match the body");
+  }
+  if (error instanceof SyntaxError || (error.statusCode === 400 && /JSON/i.test(error.message))) {
+    return new AppError("invalid_request", "request body is not valid JSON", { field: "body" });
+  }
+  if (error.statusCode === 413) return new AppError("payload_too_large", "request body is too large");
+  if (error.statusCode === 415) return new AppError("unsupported_media_type", "send the request body as application/json");
+  if (error.statusCode === 429) return new AppError("rate_limited", "too many requests; retry later");
+  return undefined;
+}
+
+export function installErrorHandlers(app: FastifyInstance, logger: Logger, maxBodyBytes: number): void {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const known = isAppError(error) ? error : fromFastify(error, maxBodyBytes);
+    if (!known) {
+      // The stack goes to the log only; the client gets a generic message.
+      logger.error("unhandled error", { method: request.method, url: request.url, error: error.message, stack: error.stack });
+      return reply.status(500).send(errorBody(new AppError("internal", "internal error; see the daemon log")));
+    }
+    if (known.code === "rate_limited" && !reply.getHeader("retry-after")) reply.header("retry-after", "60");
+    return reply.status(known.status).send(errorBody(known));
+  });
+  app.setNotFoundHandler((request, reply) => {
+    reply.status(404).send(errorBody(new AppError("not_found", `no route ${request.method} ${request.url.split("?")[0]}`)));
+  });
+}

@@ -1,0 +1,47 @@
+import { z } from "zod";
+import { AppError } from "../util/errors.ts";
+
+// List conventions of DESIGN.md section 4: `limit` (default 50, max 500) and an opaque `cursor`;
+// responses are {items, next_cursor}.
+
+export const DEFAULT_LIMIT = 50;
+export const MAX_LIMIT = 500;
+
+export const pageQuerySchema = z.object({
+  limit: z.coerce.number().int().min(1).max(MAX_LIMIT).default(DEFAULT_LIMIT),
+  cursor: z.string().max(512).optional(),
+});
+
+export interface Page<T> {
+  items: T[];
+  next_cursor: string | null;
+}
+
+export function pageSchema<T extends z.ZodType>(item: T) {
+  return z.object({ items: z.array(item), next_cursor: z.string().nullable() });
+}
+
+export function encodeCursor(position: string | number): string {
+  return Buffer.from(JSON.stringify({ p: position })).toString("base64url");
+}
+
+export function decodeCursor(cursor: string | undefined): string | number | undefined {
+  if (cursor === undefined || cursor === "") return undefined;
+  try {
+    const value = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as { p?: unknown };
+    if (typeof value.p === "string" || typeof value.p === "number") return value.p;
+  } catch {}
+  throw new AppError("invalid_request", "cursor is not valid: pass back the next_cursor of a previous page", {
+    field: "cursor",
+  });
+}
+
+/** Pages a list already sorted by `key`, resuming after the cursor's key. */
+export function pageByKey<T>(sorted: T[], key: (item: T) => string, limit: number, cursor?: string): Page<T> {
+  const after = decodeCursor(cursor);
+  const start = after === undefined ? 0 : sorted.findIndex((item) => key(item) > String(after));
+  const from = start < 0 ? sorted.length : start;
+  const items = sorted.slice(from, from + limit);
+  const more = from + limit < sorted.length;
+  return { items, next_cursor: more && items.length > 0 ? encodeCursor(key(items.at(-1)!)) : null };
+}
