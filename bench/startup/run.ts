@@ -12,8 +12,9 @@ const { values } = parseArgs({ options: { runs: { type: "string", default: "5" }
 const runs = Number(values.runs);
 const idleSecs = Number(values["idle-secs"]);
 const root = resolve(import.meta.dirname, "..", "..");
-const daemonEntry = join(root, "packages", "assistant", "src", "bin", "assistant-daemon.ts");
-const cliEntry = join(root, "packages", "assistant", "src", "bin", "assistant.ts");
+// What a user runs: the bin launchers (they pick the bundle built by `npm run build`).
+const daemonEntry = join(root, "packages", "assistant", "bin", "assistant-daemon.mjs");
+const cliEntry = join(root, "packages", "assistant", "bin", "assistant.mjs");
 const bareEntry = join(import.meta.dirname, "bare-server.ts");
 
 async function freePort(): Promise<number> {

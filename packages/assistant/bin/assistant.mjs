@@ -1,4 +1,4 @@
 #!/usr/bin/env node
 import { launch } from "./launch.mjs";
 
-await launch("assistant.ts");
+await launch("assistant");

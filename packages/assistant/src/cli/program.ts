@@ -2,11 +2,17 @@ import { Command, CommanderError } from "commander";
 import { isAppError } from "../util/errors.ts";
 import { VERSION } from "../version.ts";
 import type { CliContext } from "./context.ts";
+import { registerDaemonCommands } from "./daemon.ts";
 import { registerPathsCommand } from "./paths.ts";
+import { registerVaultCommands } from "./vault.ts";
 
 // Each area registers its commands from its own file. Registration stays light: command files import their
 // services lazily inside actions, so `assistant paths` does not load the HTTP server or SQLite.
-const registrations: Array<(program: Command, ctx: CliContext) => void> = [registerPathsCommand];
+const registrations: Array<(program: Command, ctx: CliContext) => void> = [
+  registerPathsCommand,
+  registerDaemonCommands,
+  registerVaultCommands,
+];
 
 export function buildProgram(ctx: CliContext): Command {
   const program = new Command("assistant")

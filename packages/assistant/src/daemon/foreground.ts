@@ -12,7 +12,7 @@ import type { Services } from "../runtime/services.ts";
 import { buildApp } from "../server/app.ts";
 import { openDatabase } from "../store/database.ts";
 import { AppError, ConfigError } from "../util/errors.ts";
-import { Vault } from "../vault/vault.ts";
+import { openVault } from "../vault/vault.ts";
 import { VERSION } from "../version.ts";
 import { processAlive, readDaemonInfo, removeDaemonInfo, writeDaemonInfo } from "./daemonInfo.ts";
 import { EXIT_CONFIG, EXIT_CRASH, EXIT_OK } from "./exitCodes.ts";
@@ -72,7 +72,7 @@ export async function startDaemon(env: NodeJS.ProcessEnv = process.env, mirrorLo
     logger,
     db,
     events,
-    vault: new Vault(paths, env),
+    vault: openVault(paths, env),
     token: ensureAuthToken(paths.authToken),
     loginCodes: new LoginCodes(),
     webSessions,

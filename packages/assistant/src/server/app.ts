@@ -2,7 +2,8 @@ import Fastify, { type FastifyInstance } from "fastify";
 import type { Services } from "../runtime/services.ts";
 import { createAuthentication } from "./authentication.ts";
 import { createBrowserGuard } from "./browserGuard.ts";
-import { installErrorHandlers } from "./errors.ts";
+import { AppError } from "../util/errors.ts";
+import { errorBody, installErrorHandlers } from "./errors.ts";
 import { registerRoutes } from "./registerRoutes.ts";
 import type { RouteSpec } from "./route.ts";
 import { authRoutes } from "./routes/auth.ts";
@@ -33,6 +34,21 @@ export function buildApp(services: Services): FastifyInstance {
     keepAliveTimeout: 5_000,
     return503OnClosing: true,
     forceCloseConnections: "idle",
+    // Requests Node's HTTP parser rejects (malformed framing, oversized headers) still get the API's error shape.
+    clientErrorHandler: (error, socket) => {
+      if (!socket.writable) return socket.destroy();
+      const tooLarge = (error as NodeJS.ErrnoException).code === "HPE_HEADER_OVERFLOW";
+      const body = JSON.stringify(
+        errorBody(
+          tooLarge
+            ? new AppError("payload_too_large", "request headers are too large")
+            : new AppError("invalid_request", "malformed HTTP request"),
+        ),
+      );
+      socket.end(
+        `HTTP/1.1 ${tooLarge ? "431 Request Header Fields Too Large" : "400 Bad Request"}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+      );
+    },
   });
   app.removeContentTypeParser("text/plain"); // JSON only: anything else is 415
 

@@ -74,7 +74,9 @@ export function raw(
   options: { method?: string; headers?: Record<string, string>; body?: string | Buffer } = {},
 ): Promise<RawResponse> {
   return new Promise((resolvePromise, reject) => {
-    const req = httpRequest(url, { method: options.method ?? "GET", headers: options.headers }, (res) => {
+    const headers = { ...options.headers };
+    if (options.body !== undefined) headers["content-length"] ??= String(Buffer.byteLength(options.body));
+    const req = httpRequest(url, { method: options.method ?? "GET", headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on("data", (c) => chunks.push(c));
       res.on("end", () => {

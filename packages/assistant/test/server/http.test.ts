@@ -241,3 +241,18 @@ describe("openapi", () => {
     expect(doc.paths["/api/health"].get.security).toEqual([]);
   });
 });
+
+describe("malformed HTTP", () => {
+  it("answers broken request framing with the JSON error shape", async () => {
+    const { connect } = await import("node:net");
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect(daemon.port, "127.0.0.1", () => socket.write("GARBAGE / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"));
+      let data = "";
+      socket.on("data", (d) => (data += d));
+      socket.on("end", () => resolve(data));
+      socket.on("error", reject);
+    });
+    expect(answer).toMatch(/^HTTP\/1.1 400/);
+    expect(answer).toContain('"code":"invalid_request"');
+  });
+});

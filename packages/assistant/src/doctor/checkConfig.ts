@@ -1,0 +1,50 @@
+import { basename } from "node:path";
+import { CONFIG_FILES, type ConfigId } from "../config/configFiles.ts";
+import { readSettings } from "../config/settings.ts";
+import { validateConfigFiles } from "../config/validate.ts";
+import { ConfigError } from "../util/errors.ts";
+import { type CheckContext, type CheckResult, FIX_COMMAND, result } from "./types.ts";
+
+// One line per config file: the same validation the daemon runs at start, so "doctor is happy" means "the daemon
+// will accept this configuration".
+
+/** What a missing file means when doctor should say more than ok (the ones `doctor --fix` writes). */
+const MISSING_WARNINGS: Record<string, string> = {
+  tools_policy: "missing: everything is denied (no files, commands, web or devices); doctor --fix writes a starter",
+  llm_router: "missing: the built-in default route applies (embedded model, then core); doctor --fix writes the file",
+};
+
+export function checkConfigFiles(ctx: CheckContext): CheckResult[] {
+  return validateConfigFiles(ctx.paths, ctx.projectRoot ? { projectRoot: ctx.projectRoot } : {}).map((report) => {
+    const id = `config.${report.id}`;
+    const title = basename(report.file);
+    if (report.status === "invalid") {
+      const where = report.error?.key ? `${report.error.key}: ` : "";
+      return result(id, title, "fail", `${report.file}: ${where}${report.error?.reason ?? "invalid"}`, {
+        fix: `edit ${report.file}, then run \`assistant config validate\``,
+        fixable: false,
+      });
+    }
+    if (report.status === "missing") {
+      const warning = MISSING_WARNINGS[report.id];
+      if (warning) return result(id, title, "warn", warning, { fix: FIX_COMMAND, fixable: true });
+      const meaning = report.id in CONFIG_FILES ? CONFIG_FILES[report.id as ConfigId].whenMissing : "no variables set";
+      return result(id, title, "ok", `not present (${meaning})`);
+    }
+    return result(id, title, "ok", "valid");
+  });
+}
+
+/** The variables the daemon parses at start (ASSISTANT_PORT, ASSISTANT_BIND, ASSISTANT_LOG...). */
+export function checkSettings(ctx: CheckContext): CheckResult {
+  try {
+    const settings = readSettings(ctx.env);
+    return result("settings", "daemon settings", "ok", `listen on ${settings.bind}:${settings.port}, log level ${settings.logLevel}`);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    return result("settings", "daemon settings", "fail", `${error.key}: ${error.reason}`, {
+      fix: `fix ${error.key} in your environment or with \`assistant config env set ${error.key} <value>\``,
+      fixable: false,
+    });
+  }
+}
