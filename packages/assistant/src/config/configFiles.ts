@@ -1,5 +1,6 @@
 import type * as z from "zod";
 import { ConfigError } from "../util/errors.ts";
+import { validateConfigValue } from "./configValue.ts";
 import { readEnvFile } from "./envFile.ts";
 import { readConfigText } from "./fileText.ts";
 import { type DataPaths, locateRouterFile } from "./paths.ts";
@@ -8,7 +9,6 @@ import { autonomousMissionSchema } from "./schemas/autonomousMission.ts";
 import { llmRouterSchema } from "./schemas/llmRouter.ts";
 import { toolsPolicySchema } from "./schemas/toolsPolicy.ts";
 import { voiceRouterSchema } from "./schemas/voiceRouter.ts";
-import { validateConfigValue } from "./configValue.ts";
 import { parseYaml, yamlDocumentValue } from "./yamlDocument.ts";
 
 // One registry of the structured config files of the data directory. Loading, `assistant config validate`,
@@ -44,7 +44,8 @@ export const CONFIG_FILES = {
     format: "yaml",
     schema: toolsPolicySchema,
     locate: (paths) => paths.toolsPolicy,
-    whenMissing: "deny by default: no paths, commands, web, devices or browser (`assistant doctor --fix` writes a starter)",
+    whenMissing:
+      "deny by default: no paths, commands, web, devices or browser (`assistant doctor --fix` writes a starter)",
   }),
   agent_profile: spec({
     id: "agent_profile",
@@ -147,7 +148,8 @@ function check(id: string, file: string, load: () => unknown): ConfigFileReport 
     load();
     return { id, file, status: "ok" };
   } catch (error) {
-    if (error instanceof ConfigError) return { id, file, status: "invalid", error: { key: error.key, reason: error.reason } };
+    if (error instanceof ConfigError)
+      return { id, file, status: "invalid", error: { key: error.key, reason: error.reason } };
     throw error;
   }
 }

@@ -12,7 +12,8 @@ export function formatKeyPath(path: KeyPath): string {
   let out = "";
   for (const segment of path) {
     if (typeof segment === "number") out += `[${segment}]`;
-    else if (typeof segment === "string" && /^[A-Za-z_][A-Za-z0-9_-]*$/.test(segment)) out += out ? `.${segment}` : segment;
+    else if (typeof segment === "string" && /^[A-Za-z_][A-Za-z0-9_-]*$/.test(segment))
+      out += out ? `.${segment}` : segment;
     else out += `[${JSON.stringify(String(segment))}]`;
   }
   return out;
@@ -26,7 +27,8 @@ export function dropNullValues(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(dropNullValues);
   if (value !== null && typeof value === "object" && !(value instanceof Date)) {
     const out: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value)) if (item !== null && item !== undefined) out[key] = dropNullValues(item);
+    for (const [key, item] of Object.entries(value))
+      if (item !== null && item !== undefined) out[key] = dropNullValues(item);
     return out;
   }
   return value;
@@ -54,13 +56,18 @@ export function describeIssue(issue: z.core.$ZodIssue): { key: string; reason: s
   switch (issue.code) {
     case "unrecognized_keys": {
       // Point at the unknown key itself when there is one, so the message reads like the other errors.
-      if (issue.keys.length === 1) return { key: formatKeyPath([...issue.path, issue.keys[0]!]), reason: "unknown key" };
+      if (issue.keys.length === 1)
+        return { key: formatKeyPath([...issue.path, issue.keys[0]!]), reason: "unknown key" };
       return { key, reason: `unknown keys ${issue.keys.map((k) => `"${k}"`).join(", ")}` };
     }
     case "invalid_type":
-      return { key, reason: issue.input === undefined ? "required" : `expected ${issue.expected}, got ${typeName(issue.input)}` };
+      return {
+        key,
+        reason: issue.input === undefined ? "required" : `expected ${issue.expected}, got ${typeName(issue.input)}`,
+      };
     case "invalid_value": {
-      const got = typeof issue.input === "string" && issue.input.length <= 64 ? `"${issue.input}" is not allowed; ` : "";
+      const got =
+        typeof issue.input === "string" && issue.input.length <= 64 ? `"${issue.input}" is not allowed; ` : "";
       return { key, reason: `${got}expected one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}` };
     }
     default:

@@ -93,19 +93,26 @@ type Target = { provider: string; model: string };
  * assistant_embedded/default and assistant_core/core as the last fallback. A different primary moves to the front
  * of the fallbacks so nothing the user configured is lost; other routes, other fallbacks and all comments stay.
  * A missing or blank file gets DEFAULT_ROUTER_YAML. Returns whether the file changed.
+ *
+ * With `keepCustomPrimary`, a primary the user chose (any provider but the two built-in ones) stays first and the
+ * embedded model is made sure to be among the fallbacks, just before core.
  */
-export function alignDefaultRoute(path: string): { changed: boolean } {
+export function alignDefaultRoute(path: string, options: { keepCustomPrimary?: boolean } = {}): { changed: boolean } {
   const { doc, text } = readYamlFile(path);
   if (doc.contents === null) {
     const kept = text.trim() === "" ? "" : `${text.trimEnd()}\n\n`; // a comments-only file keeps its comments
     writeFileAtomic(path, kept + DEFAULT_ROUTER_YAML, 0o600);
     return { changed: true };
   }
-  const { changed } = updateYamlFile(path, alignConversation, llmRouterSchema);
+  const { changed } = updateYamlFile(
+    path,
+    (d) => alignConversation(d, options.keepCustomPrimary ?? false),
+    llmRouterSchema,
+  );
   return { changed };
 }
 
-function alignConversation(doc: Document): void {
+function alignConversation(doc: Document, keepCustomPrimary: boolean): void {
   const route = doc.getIn(["task_types", "conversation"], true);
   if (!isMap(route)) {
     doc.setIn(["task_types", "conversation"], doc.createNode({ primary: EMBEDDED, fallback: [CORE] }));
@@ -115,10 +122,18 @@ function alignConversation(doc: Document): void {
   const fallback: YAMLSeq = isSeq(existing) ? existing : (doc.createNode([]) as YAMLSeq);
   if (!isSeq(existing)) route.set("fallback", fallback);
   const primary = route.get("primary", true);
-  if (!(isMap(primary) && isTarget(primary, EMBEDDED))) {
+  const custom =
+    isMap(primary) && !isTarget(primary, EMBEDDED) && !isCore(primary) && primary.get("provider") !== EMBEDDED.provider;
+  if (keepCustomPrimary && custom) {
+    if (!fallback.items.some((item) => isMap(item) && isTarget(item, EMBEDDED))) {
+      const coreAt = fallback.items.findIndex(isCore);
+      fallback.items.splice(coreAt < 0 ? fallback.items.length : coreAt, 0, doc.createNode(EMBEDDED));
+    }
+  } else if (!(isMap(primary) && isTarget(primary, EMBEDDED))) {
     route.set("primary", doc.createNode(EMBEDDED));
     // The old primary node itself (with its config and comments) becomes the first fallback.
-    const keep = isMap(primary) && !isTarget(primary, CORE) && !fallback.items.some((item) => sameTarget(item, primary));
+    const keep =
+      isMap(primary) && !isTarget(primary, CORE) && !fallback.items.some((item) => sameTarget(item, primary));
     if (keep) fallback.items.unshift(primary);
   }
   const items = fallback.items;

@@ -29,5 +29,9 @@ export function readConfigText(path: string): string | undefined {
 }
 
 function tooLarge(path: string, size: number): never {
-  throw new ConfigError(path, "", `file is ${size} bytes, larger than the 1 MiB limit for config files; refusing to read it`);
+  throw new ConfigError(
+    path,
+    "",
+    `file is ${size} bytes, larger than the 1 MiB limit for config files; refusing to read it`,
+  );
 }

@@ -3,8 +3,8 @@ import { type Document, isCollection, isNode, isScalar, isSeq, parseDocument } f
 import type * as z from "zod";
 import { ConfigError } from "../util/errors.ts";
 import { writeFileAtomic } from "./atomicWrite.ts";
-import { readConfigText } from "./fileText.ts";
 import { validateConfigValue } from "./configValue.ts";
+import { readConfigText } from "./fileText.ts";
 import { detectIndent, type IndentStyle, preserveFormatting } from "./yamlFormat.ts";
 
 // Reading and editing the YAML config files through yaml's Document API, so that the user's comments, key order
@@ -60,11 +60,15 @@ export function getYamlValue(doc: Document, path: YamlKeyPath): unknown {
 }
 
 /**
- * Sets the value at `path`, creating missing mappings on the way. Replacing a scalar keeps the comments attached
- * to it; objects and lists become proper YAML nodes so later edits can reach inside them.
+ * Sets the value at `path`, creating missing mappings on the way (undefined deletes it). Replacing a scalar keeps
+ * the comments attached to it; objects and lists become proper YAML nodes so later edits can reach inside them.
  */
 export function setYamlValue(doc: Document, path: YamlKeyPath, value: unknown): void {
   const keys = toPath(path);
+  if (value === undefined) {
+    doc.deleteIn(keys);
+    return;
+  }
   const parent = keys.length > 1 ? doc.getIn(keys.slice(0, -1), true) : doc.contents;
   if (parent !== undefined && parent !== null && !isCollection(parent)) {
     throw new Error(`cannot set ${keys.join(".")}: ${keys.slice(0, -1).join(".") || "the document"} is not a mapping`);

@@ -43,49 +43,65 @@ function normalize(line: string): string {
 
 const LOOKAHEAD = 200;
 
-/** The rendered text with each line replaced by the user's original line where they only differ in spacing. */
-export function keepOriginalLines(original: string, rendered: string): string {
+/**
+ * The rendered text with each line replaced by the user's original line where they only differ in spacing.
+ * Indentation follows the user's: a rendered line is expected at its own indentation shifted like the closest line
+ * above it at the same or a lower level, and a list item may also sit at its parent key's indentation (lists not
+ * indented under their key, which yaml cannot render for every indent width). New lines follow the same rules.
+ */
+export function keepOriginalLines(original: string, rendered: string, style = detectIndent(original)): string {
   const eol = original.includes("\r\n") ? "\r\n" : "\n";
   const old = original.split(/\r?\n/);
+  const oldKeys = old.map(normalize);
   const next = rendered.split("\n");
   const out: string[] = [];
+  const placed: { rendered: number; at: number }[] = [];
+  const shiftFor = (indent: number) => {
+    for (let k = placed.length - 1; k >= 0; k--)
+      if (placed[k]!.rendered <= indent) return placed[k]!.at - placed[k]!.rendered;
+    return 0;
+  };
+  const parentAt = (indent: number) => {
+    for (let k = placed.length - 1; k >= 0; k--) if (placed[k]!.rendered < indent) return placed[k]!.at;
+    return 0;
+  };
   let cursor = 0;
-  // yaml indents a list whose key line carries a comment even when the user's lists are not indented; within
-  // such a block, rendered lines are shifted back by `shift` before they are compared and written.
-  let shift = 0;
-  let shiftAbove = 0;
   for (let i = 0; i < next.length; i++) {
-    let line = next[i]!;
+    const line = next[i]!;
     if (line.trim() === "") {
       // A blank line only pairs with a blank line right here; searching ahead would skip real lines.
       if (old[cursor] !== undefined && old[cursor]!.trim() === "") out.push(old[cursor++]!);
       else out.push(line);
       continue;
     }
-    if (shift > 0) {
-      if (leading(line).length > shiftAbove && leading(line).length >= shift) line = line.slice(shift);
-      else shift = 0;
-    }
-    let found = findAhead(old, cursor, normalize(line));
+    const indent = leading(line).length;
+    const body = line.slice(indent);
+    const candidates = [indent + shiftFor(indent)];
+    // A list item the user would not indent under its key (style.indentSeq false) goes to the key's column first.
+    if (body.startsWith("-"))
+      style.indentSeq ? candidates.push(parentAt(indent)) : candidates.unshift(parentAt(indent));
     // yaml moves `key: # comment` to a comment line below the key; put it back when the user wrote it that way.
     const below = next[i + 1]?.trim() ?? "";
-    if (found < 0 && line.endsWith(":") && below.startsWith("#")) {
-      found = findAhead(old, cursor, normalize(`${line} ${below}`));
-      if (found >= 0) {
-        i++;
-        const child = next.slice(i + 1).find((l) => l.trim() !== "");
-        const oldChild = old.slice(found + 1).find((l) => l.trim() !== "");
-        if (child !== undefined && oldChild?.trimStart().startsWith("-")) {
-          shiftAbove = leading(line).length;
-          shift = Math.max(0, leading(child).length - leading(oldChild).length);
+    const forms = body.endsWith(":") && below.startsWith("#") ? [body, `${body} ${below}`] : [body];
+    let found = -1;
+    let at = candidates[0]!;
+    search: for (const form of forms) {
+      for (const column of candidates) {
+        found = findAhead(oldKeys, cursor, normalize(" ".repeat(column) + form));
+        if (found >= 0) {
+          at = column;
+          if (form !== body) i++;
+          break search;
         }
       }
     }
+    placed.push({ rendered: indent, at });
     if (found < 0) {
       // An edited line: keep its trailing comment in the user's column when the next original line is its old self.
-      const realigned = old[cursor] === undefined ? undefined : realignComment(line, old[cursor]!);
+      const moved = " ".repeat(at) + body;
+      const realigned = old[cursor] === undefined ? undefined : realignComment(moved, old[cursor]!);
       if (realigned !== undefined) cursor++;
-      out.push(realigned ?? line);
+      out.push(realigned ?? moved);
       continue;
     }
     // Blank lines yaml folded away come back; anything else skipped was removed by the edit.
@@ -109,8 +125,9 @@ function realignComment(line: string, old: string): string | undefined {
   return now[1] + " ".repeat(Math.max(1, column - now[1]!.length)) + now[3];
 }
 
-function findAhead(old: string[], cursor: number, key: string): number {
-  for (let j = cursor; j < Math.min(old.length, cursor + LOOKAHEAD); j++) if (normalize(old[j]!) === key) return j;
+function findAhead(oldKeys: string[], cursor: number, key: string): number {
+  const end = Math.min(oldKeys.length, cursor + LOOKAHEAD);
+  for (let j = cursor; j < end; j++) if (oldKeys[j] === key) return j;
   return -1;
 }
 

@@ -1,7 +1,13 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { CONFIG_FILES, CONFIG_IDS, configFilePath, loadConfig, validateConfigFiles } from "../../src/config/configFiles.ts";
+import {
+  CONFIG_FILES,
+  CONFIG_IDS,
+  configFilePath,
+  loadConfig,
+  validateConfigFiles,
+} from "../../src/config/configFiles.ts";
 import { MAX_CONFIG_BYTES } from "../../src/config/fileText.ts";
 import { validateConfigFiles as fromValidate } from "../../src/config/validate.ts";
 import { configError, tempData } from "./helpers.ts";
@@ -31,7 +37,9 @@ describe("config file registry", () => {
     const router = loadConfig("llm_router", data.paths, { projectRoot: data.projectRoot });
     expect(router.task_types.t?.primary.model).toBe("from-project");
     data.write("llm_router.yaml", "task_types:\n  t:\n    primary: { provider: cloud_a, model: from-data }\n");
-    expect(loadConfig("llm_router", data.paths, { projectRoot: data.projectRoot }).task_types.t?.primary.model).toBe("from-data");
+    expect(loadConfig("llm_router", data.paths, { projectRoot: data.projectRoot }).task_types.t?.primary.model).toBe(
+      "from-data",
+    );
   });
 });
 
@@ -68,7 +76,9 @@ describe("loadConfig errors", () => {
     const error = configError(() => loadConfig("tools_policy", data.paths));
     expect(error.file).toBe(file);
     expect(error.reason).toContain("1 MiB");
-    const report = validateConfigFiles(data.paths, { projectRoot: data.projectRoot }).find((r) => r.id === "tools_policy");
+    const report = validateConfigFiles(data.paths, { projectRoot: data.projectRoot }).find(
+      (r) => r.id === "tools_policy",
+    );
     expect(report?.status).toBe("invalid");
   });
 

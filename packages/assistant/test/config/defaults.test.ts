@@ -37,7 +37,12 @@ describe("DEFAULT_ROUTER_YAML", () => {
     data.write("llm_router.yaml", DEFAULT_ROUTER_YAML);
     const router = loadRouter(data);
     expect(router.task_types).toEqual({ conversation: DEFAULT_ROUTE });
-    expect(router.global).toEqual({ enable_metrics: true, enable_fallback: true, default_timeout_secs: 300, default_max_retries: 2 });
+    expect(router.global).toEqual({
+      enable_metrics: true,
+      enable_fallback: true,
+      default_timeout_secs: 300,
+      default_max_retries: 2,
+    });
   });
 });
 
@@ -92,7 +97,10 @@ task_types:
         { provider: "assistant_core", model: "core" },
       ],
     });
-    expect(router.task_types.code_generation).toEqual({ primary: { provider: "cloud_a", model: "coder" }, fallback: [] });
+    expect(router.task_types.code_generation).toEqual({
+      primary: { provider: "cloud_a", model: "coder" },
+      fallback: [],
+    });
     expect(alignDefaultRoute(file)).toEqual({ changed: false }); // idempotent
   });
 
@@ -131,6 +139,32 @@ task_types:
     alignDefaultRoute(file);
     expect(readFileSync(file, "utf8").startsWith("# written by hand\n")).toBe(true);
     expect(loadRouter(data).task_types.conversation).toEqual(DEFAULT_ROUTE);
+  });
+
+  it("with keepCustomPrimary keeps the user's primary and puts the embedded model before core", () => {
+    const data = tempData();
+    const file = data.write(
+      "llm_router.yaml",
+      "task_types:\n  conversation:\n    primary: { provider: cloud_a, model: gpt } # chosen\n    fallback:\n      - { provider: cloud_b, model: x }\n",
+    );
+    expect(alignDefaultRoute(file, { keepCustomPrimary: true })).toEqual({ changed: true });
+    expect(readFileSync(file, "utf8")).toContain("# chosen");
+    expect(loadRouter(data).task_types.conversation).toEqual({
+      primary: { provider: "cloud_a", model: "gpt" },
+      fallback: [
+        { provider: "cloud_b", model: "x" },
+        { provider: "assistant_embedded", model: "default" },
+        { provider: "assistant_core", model: "core" },
+      ],
+    });
+    expect(alignDefaultRoute(file, { keepCustomPrimary: true })).toEqual({ changed: false });
+    // Without the option the same file is brought back to the plain default, the user's model first in line.
+    alignDefaultRoute(file);
+    expect(loadRouter(data).task_types.conversation?.primary).toEqual({
+      provider: "assistant_embedded",
+      model: "default",
+    });
+    expect(loadRouter(data).task_types.conversation?.fallback[0]).toEqual({ provider: "cloud_a", model: "gpt" });
   });
 
   it("refuses to touch a file that is invalid elsewhere", () => {

@@ -172,10 +172,22 @@ describe("llm_router.yaml", () => {
     ["top level", "verbose: true\n", "verbose"],
     ["global", "global:\n  enable_metric: true\n", "global.enable_metric"],
     ["provider", "providers:\n  cloud_a:\n    apikey: X\n", "providers.cloud_a.apikey"],
-    ["route", "task_types:\n  t:\n    primary: { provider: cloud_a, model: m }\n    fallbacks: []\n", "task_types.t.fallbacks"],
-    ["route config", "task_types:\n  t:\n    primary: { provider: cloud_a, model: m, config: { seed: 1 } }\n", "task_types.t.primary.config.seed"],
+    [
+      "route",
+      "task_types:\n  t:\n    primary: { provider: cloud_a, model: m }\n    fallbacks: []\n",
+      "task_types.t.fallbacks",
+    ],
+    [
+      "route config",
+      "task_types:\n  t:\n    primary: { provider: cloud_a, model: m, config: { seed: 1 } }\n",
+      "task_types.t.primary.config.seed",
+    ],
     ["model options", "model_options:\n  m:\n    size: 1\n", "model_options.m.size"],
-    ["constraints", "task_types:\n  t:\n    primary: { provider: cloud_a, model: m }\n    constraints: { max_cost: 1 }\n", "task_types.t.constraints.max_cost"],
+    [
+      "constraints",
+      "task_types:\n  t:\n    primary: { provider: cloud_a, model: m }\n    constraints: { max_cost: 1 }\n",
+      "task_types.t.constraints.max_cost",
+    ],
   ])("refuses an unknown key in %s", (_where, text, key) => {
     const error = configError(load(text).load);
     expect(error.key).toBe(key);
@@ -215,8 +227,16 @@ describe("llm_router.yaml", () => {
     ["global:\n  enable_metrics: yes please\n", "global.enable_metrics", "expected boolean, got string"],
     ["global:\n  default_timeout_secs: 0\n", "global.default_timeout_secs", ">0"],
     ["task_types:\n  t:\n    primary: [cloud_a, m]\n", "task_types.t.primary", "expected object, got a list"],
-    ["task_types:\n  t:\n    primary: { provider: cloud_a, model: m, config: { temperature: hot } }\n", "task_types.t.primary.config.temperature", "expected number, got string"],
-    ["task_types:\n  t:\n    primary: { provider: cloud_a, model: m, config: { default_size: big } }\n", "task_types.t.primary.config.default_size", "<width>x<height>"],
+    [
+      "task_types:\n  t:\n    primary: { provider: cloud_a, model: m, config: { temperature: hot } }\n",
+      "task_types.t.primary.config.temperature",
+      "expected number, got string",
+    ],
+    [
+      "task_types:\n  t:\n    primary: { provider: cloud_a, model: m, config: { default_size: big } }\n",
+      "task_types.t.primary.config.default_size",
+      "<width>x<height>",
+    ],
     ["model_options:\n  m:\n    capabilities: tools\n", "model_options.m.capabilities", "expected array, got string"],
     ["task_types: []\n", "task_types", "expected record, got a list"],
   ])("reports wrong types: %s", (text, key, reason) => {
@@ -226,7 +246,9 @@ describe("llm_router.yaml", () => {
   });
 
   it("treats an empty value as not set", () => {
-    const router = load("providers:\ntask_types:\n  t:\n    primary: { provider: cloud_a, model: m }\n    fallback:\n").load();
+    const router = load(
+      "providers:\ntask_types:\n  t:\n    primary: { provider: cloud_a, model: m }\n    fallback:\n",
+    ).load();
     expect(router.providers).toEqual({});
     expect(router.task_types.t?.fallback).toEqual([]);
   });

@@ -7,7 +7,13 @@ describe("agent_profile.json", () => {
     const data = tempData();
     data.write(
       "agent_profile.json",
-      JSON.stringify({ name: "Ada", role: "Research aide", personality: "Dry wit", rules: ["Cite sources"], formality: "formal" }),
+      JSON.stringify({
+        name: "Ada",
+        role: "Research aide",
+        personality: "Dry wit",
+        rules: ["Cite sources"],
+        formality: "formal",
+      }),
     );
     expect(loadConfig("agent_profile", data.paths)).toEqual({
       name: "Ada",
@@ -75,7 +81,7 @@ describe("autonomous_mission.yaml", () => {
   it.each([
     ["heartbeat_secs: 0\n", "heartbeat_secs"],
     ["heartbeat_secs: 1.5\n", "heartbeat_secs"],
-    ["enabled: \"yes\"\n", "enabled"],
+    ['enabled: "yes"\n', "enabled"],
     ["enabled: true\n", "objective"],
     ["objective: x\ninterval: 5\n", "interval"],
   ])("refuses %j", (text, key) => {
@@ -88,7 +94,10 @@ describe("autonomous_mission.yaml", () => {
 describe("voice_router.yaml", () => {
   it("loads both URLs, each optional", () => {
     const data = tempData();
-    data.write("voice_router.yaml", "tts:\n  base_url: http://127.0.0.1:8765\nstt:\n  base_url: http://127.0.0.1:8766\n");
+    data.write(
+      "voice_router.yaml",
+      "tts:\n  base_url: http://127.0.0.1:8765\nstt:\n  base_url: http://127.0.0.1:8766\n",
+    );
     expect(loadConfig("voice_router", data.paths)).toEqual({
       tts: { base_url: "http://127.0.0.1:8765" },
       stt: { base_url: "http://127.0.0.1:8766" },

@@ -75,7 +75,9 @@ browser_session_timeout_secs: 60
     const policy = load();
     expectDenyAll(policy);
     expect(policy).toEqual(denyAllToolsPolicy());
-    const report = validateConfigFiles(data.paths, { projectRoot: data.projectRoot }).find((r) => r.id === "tools_policy");
+    const report = validateConfigFiles(data.paths, { projectRoot: data.projectRoot }).find(
+      (r) => r.id === "tools_policy",
+    );
     expect(report?.status).toBe("missing");
   });
 
@@ -86,7 +88,9 @@ browser_session_timeout_secs: 60
   ])("denies everything when the file is %s, and reports it ok", (_kind, text) => {
     const { load, data } = loadPolicy(text);
     expect(load()).toEqual(denyAllToolsPolicy());
-    const report = validateConfigFiles(data.paths, { projectRoot: data.projectRoot }).find((r) => r.id === "tools_policy");
+    const report = validateConfigFiles(data.paths, { projectRoot: data.projectRoot }).find(
+      (r) => r.id === "tools_policy",
+    );
     expect(report?.status).toBe("ok");
   });
 

@@ -46,12 +46,22 @@ describe("updateYamlFile", () => {
   it("adds new keys as block YAML under existing ones without touching the rest", () => {
     const data = tempData();
     const file = data.write("llm_router.yaml", ROUTER);
-    updateYamlFile(file, (doc) => {
-      setYamlValue(doc, ["providers", "cloud_a"], { api_key_ref: "vault://cloud_a_api_key" });
-      setYamlValue(doc, "task_types.code_generation", { primary: { provider: "cloud_a", model: "m1" } });
-    }, llmRouterSchema);
+    updateYamlFile(
+      file,
+      (doc) => {
+        setYamlValue(doc, ["providers", "cloud_a"], { api_key_ref: "vault://cloud_a_api_key" });
+        setYamlValue(doc, "task_types.code_generation", { primary: { provider: "cloud_a", model: "m1" } });
+      },
+      llmRouterSchema,
+    );
     const text = readFileSync(file, "utf8");
-    for (const comment of ["# Router of the house", "# metrics stay on", "# the box under the desk", "# default port", "# last resort"]) {
+    for (const comment of [
+      "# Router of the house",
+      "# metrics stay on",
+      "# the box under the desk",
+      "# default port",
+      "# last resort",
+    ]) {
       expect(text).toContain(comment);
     }
     expect(text).toContain("  cloud_a:\n    api_key_ref: vault://cloud_a_api_key\n");
@@ -65,7 +75,11 @@ describe("updateYamlFile", () => {
     const file = data.write("llm_router.yaml", ROUTER);
     const before = readFileSync(file);
     const error = configError(() =>
-      updateYamlFile(file, (doc) => setYamlValue(doc, "task_types.conversation.primary.provider", "openai"), llmRouterSchema),
+      updateYamlFile(
+        file,
+        (doc) => setYamlValue(doc, "task_types.conversation.primary.provider", "openai"),
+        llmRouterSchema,
+      ),
     );
     expect(error.file).toBe(file);
     expect(error.key).toBe("task_types.conversation.primary.provider");

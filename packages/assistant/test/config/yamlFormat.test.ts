@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { alignDefaultRoute } from "../../src/config/defaults.ts";
 import { toolsPolicySchema } from "../../src/config/schemas/toolsPolicy.ts";
 import { addToYamlList, setYamlValue, updateYamlFile } from "../../src/config/yamlDocument.ts";
 import { detectIndent, keepOriginalLines, preserveFormatting } from "../../src/config/yamlFormat.ts";
@@ -46,5 +47,48 @@ browser_enabled: false
 
   it("keeps Windows line endings", () => {
     expect(preserveFormatting("a:   1\r\nb: 2\r\n", "a: 1\nb: 3\n")).toBe("a:   1\r\nb: 3\r\n");
+  });
+
+  it("keeps a 4-space file's layout when the default route is aligned", () => {
+    const data = tempData();
+    const file = data.write(
+      "llm_router.yaml",
+      `providers:
+    local_server:
+        base_url: http://localhost:11434    # my box
+
+
+task_types:
+    conversation:
+        primary:
+            provider: local_server # fast one
+            model: llama3
+        fallback:
+        -   { provider: assistant_core, model: core }
+        -   { provider: cloud_a, model: backup } # paid
+    code_generation: # untouched
+        primary: { provider: cloud_a, model: coder }
+`,
+    );
+    alignDefaultRoute(file);
+    expect(readFileSync(file, "utf8")).toBe(`providers:
+    local_server:
+        base_url: http://localhost:11434    # my box
+
+
+task_types:
+    conversation:
+        primary:
+            provider: assistant_embedded
+            model: default
+        fallback:
+        - provider: local_server # fast one
+          model: llama3
+        -   { provider: cloud_a, model: backup } # paid
+        - provider: assistant_core
+          model: core
+    code_generation: # untouched
+        primary: { provider: cloud_a, model: coder }
+`);
   });
 });
