@@ -56,6 +56,23 @@ export interface LoginCode {
   expires_in: number;
 }
 
+/** One health check of `GET /api/doctor` (same shape as `assistant doctor --json`). */
+export interface DoctorCheck {
+  id: string;
+  title: string;
+  status: "ok" | "warn" | "fail";
+  detail: string;
+  /** What to run to fix it, when it is not ok. */
+  fix?: string;
+  /** Whether `assistant doctor --fix` repairs it. */
+  fixable: boolean;
+}
+
+export interface DoctorReport {
+  checks: DoctorCheck[];
+  advice: string[];
+}
+
 export interface ClientOptions {
   baseUrl: string;
   token?: string;
@@ -98,11 +115,20 @@ export class AssistantClient {
     try {
       parsed = text === "" ? undefined : JSON.parse(text);
     } catch {
-      throw new ApiError("bad_response", `the daemon answered ${response.status} with a body that is not JSON`, response.status);
+      throw new ApiError(
+        "bad_response",
+        `the daemon answered ${response.status} with a body that is not JSON`,
+        response.status,
+      );
     }
     if (!response.ok) {
       const err = (parsed as ApiErrorBody | undefined)?.error;
-      throw new ApiError(err?.code ?? "http_error", err?.message ?? `HTTP ${response.status}`, response.status, err?.details);
+      throw new ApiError(
+        err?.code ?? "http_error",
+        err?.message ?? `HTTP ${response.status}`,
+        response.status,
+        err?.details,
+      );
     }
     return parsed as T;
   }
@@ -131,6 +157,11 @@ export class AssistantClient {
     return this.request("DELETE", "/api/vault", { key });
   }
 
+  /** Health checks and advice computed by the running daemon. */
+  doctor(): Promise<DoctorReport> {
+    return this.request("GET", "/api/doctor");
+  }
+
   loginCode(): Promise<LoginCode> {
     return this.request("POST", "/api/auth/login-code");
   }
@@ -138,7 +169,9 @@ export class AssistantClient {
   /**
    * Follows the server-sent event stream, resuming after `lastEventId`; yields events until `signal` aborts.
    */
-  async *events(options: { lastEventId?: string; kinds?: string[]; signal?: AbortSignal } = {}): AsyncGenerator<DaemonEvent> {
+  async *events(
+    options: { lastEventId?: string; kinds?: string[]; signal?: AbortSignal } = {},
+  ): AsyncGenerator<DaemonEvent> {
     const headers: Record<string, string> = { accept: "text/event-stream" };
     if (this.#token) headers.authorization = `Bearer ${this.#token}`;
     if (options.lastEventId) headers["last-event-id"] = options.lastEventId;
@@ -148,7 +181,11 @@ export class AssistantClient {
     const response = await this.#fetch(`${this.baseUrl}/api/events${qs}`, init);
     if (!response.ok || !response.body) {
       const body = (await response.json().catch(() => undefined)) as ApiErrorBody | undefined;
-      throw new ApiError(body?.error.code ?? "http_error", body?.error.message ?? `HTTP ${response.status}`, response.status);
+      throw new ApiError(
+        body?.error.code ?? "http_error",
+        body?.error.message ?? `HTTP ${response.status}`,
+        response.status,
+      );
     }
     yield* parseEventStream(response.body);
   }

@@ -29,7 +29,7 @@ export function checkConfigFiles(ctx: CheckContext): CheckResult[] {
       const warning = MISSING_WARNINGS[report.id];
       if (warning) return result(id, title, "warn", warning, { fix: FIX_COMMAND, fixable: true });
       const meaning = report.id in CONFIG_FILES ? CONFIG_FILES[report.id as ConfigId].whenMissing : "no variables set";
-      return result(id, title, "ok", `not present (${meaning})`);
+      return result(id, title, "ok", `not present: ${meaning}`);
     }
     return result(id, title, "ok", "valid");
   });
@@ -39,7 +39,12 @@ export function checkConfigFiles(ctx: CheckContext): CheckResult[] {
 export function checkSettings(ctx: CheckContext): CheckResult {
   try {
     const settings = readSettings(ctx.env);
-    return result("settings", "daemon settings", "ok", `listen on ${settings.bind}:${settings.port}, log level ${settings.logLevel}`);
+    return result(
+      "settings",
+      "daemon settings",
+      "ok",
+      `listen on ${settings.bind}:${settings.port}, log level ${settings.logLevel}`,
+    );
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     return result("settings", "daemon settings", "fail", `${error.key}: ${error.reason}`, {

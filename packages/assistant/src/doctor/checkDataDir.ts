@@ -8,7 +8,11 @@ const TITLE = "data directory";
 export function checkDataDir(ctx: CheckContext): CheckResult {
   const dir = ctx.paths.dataDir;
   const problem = dataDirProblem(dir);
-  if (problem) return result("data_dir", TITLE, "fail", problem, { fix: "set ASSISTANT_DATA_DIR to a folder you own", fixable: false });
+  if (problem)
+    return result("data_dir", TITLE, "fail", problem, {
+      fix: "set ASSISTANT_DATA_DIR to a folder you own",
+      fixable: false,
+    });
   if (!existsSync(dir)) {
     return result("data_dir", TITLE, "warn", `${dir} does not exist yet`, {
       fix: `assistant init (or ${FIX_COMMAND})`,

@@ -24,25 +24,49 @@ export async function checkPort(ctx: CheckContext): Promise<CheckResult | undefi
     return undefined; // the settings check reports the bad variable
   }
   if (ctx.self) {
-    return result("port", TITLE, "ok", `this daemon (pid ${ctx.self.pid}) is listening on ${settings.bind}:${ctx.self.port}`);
+    return result(
+      "port",
+      TITLE,
+      "ok",
+      `this daemon (pid ${ctx.self.pid}) is listening on ${settings.bind}:${ctx.self.port}`,
+    );
   }
   const info = readRunningInfo(ctx.paths.daemonInfo);
   if (info && processAlive(info.pid)) {
     const version = await probeHealth(info.bind, info.port);
-    if (version) return result("port", TITLE, "ok", `the daemon (pid ${info.pid}, version ${version}) answers on port ${info.port}`);
-    return result("port", TITLE, "warn", `daemon.json names pid ${info.pid} on port ${info.port}, but nothing answers /api/health there`, {
-      fix: "assistant stop, then assistant start",
-      fixable: false,
-    });
+    if (version)
+      return result(
+        "port",
+        TITLE,
+        "ok",
+        `the daemon (pid ${info.pid}, version ${version}) answers on port ${info.port}`,
+      );
+    return result(
+      "port",
+      TITLE,
+      "warn",
+      `daemon.json names pid ${info.pid} on port ${info.port}, but nothing answers /api/health there`,
+      {
+        fix: "assistant stop, then assistant start",
+        fixable: false,
+      },
+    );
   }
   const { bind, port } = settings;
-  if (port === 0) return result("port", TITLE, "ok", "ASSISTANT_PORT is 0: the daemon picks a free port when it starts");
+  if (port === 0)
+    return result("port", TITLE, "ok", "ASSISTANT_PORT is 0: the daemon picks a free port when it starts");
   const other = await probeHealth(bind, port);
   if (other) {
-    return result("port", TITLE, "warn", `an assistant daemon (version ${other}) already answers on port ${port}, but not one started from this data directory`, {
-      fix: "stop that daemon, or give this one another port: assistant config env set ASSISTANT_PORT <port>",
-      fixable: false,
-    });
+    return result(
+      "port",
+      TITLE,
+      "warn",
+      `an assistant daemon (version ${other}) already answers on port ${port}, but not one started from this data directory`,
+      {
+        fix: "stop that daemon, or give this one another port: assistant config env set ASSISTANT_PORT <port>",
+        fixable: false,
+      },
+    );
   }
   const failure = await tryListen(bind, port);
   if (!failure) return result("port", TITLE, "ok", `port ${port} on ${bind} is free`);

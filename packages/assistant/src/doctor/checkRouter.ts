@@ -11,10 +11,12 @@ import { type CheckContext, type CheckResult, FIX_COMMAND, result } from "./type
 // still behind it: `doctor --fix` only realigns a chain that lost them, so it never undoes a deliberate choice.
 
 export type RouteState =
-  | { kind: "missing" | "invalid"; file: string }
+  | { kind: "missing"; file: string }
+  | { kind: "invalid"; file: string }
   | { kind: "default" | "custom" | "misaligned"; file: string; chain: string[]; problem?: string };
 
-const same = (t: RouteTarget | undefined, provider: string, model: string) => t?.provider === provider && t.model === model;
+const same = (t: RouteTarget | undefined, provider: string, model: string) =>
+  t?.provider === provider && t.model === model;
 
 export function defaultRouteState(paths: DataPaths, projectRoot?: string): RouteState {
   const options = projectRoot ? { projectRoot } : {};
@@ -37,7 +39,12 @@ export function defaultRouteState(paths: DataPaths, projectRoot?: string): Route
   }
   if (same(route.primary, "assistant_embedded", "default")) return { kind: "default", file, chain: names };
   if (chain.some((t) => same(t, "assistant_embedded", "default"))) return { kind: "custom", file, chain: names };
-  return { kind: "misaligned", file, chain: names, problem: "the embedded model (assistant_embedded/default) is not in the chain" };
+  return {
+    kind: "misaligned",
+    file,
+    chain: names,
+    problem: "the embedded model (assistant_embedded/default) is not in the chain",
+  };
 }
 
 /** Undefined when the router file is missing or invalid: the config check already reports that. */
@@ -48,7 +55,12 @@ export function checkDefaultRoute(ctx: CheckContext): CheckResult | undefined {
   const chain = `conversation: ${state.chain.join(" -> ")}`;
   if (state.kind === "default") return result("router.default_route", title, "ok", chain);
   if (state.kind === "custom") {
-    return result("router.default_route", title, "ok", `${chain} (your provider first; embedded model and core as fallbacks)`);
+    return result(
+      "router.default_route",
+      title,
+      "ok",
+      `${chain} (your provider first; embedded model and core as fallbacks)`,
+    );
   }
   return result("router.default_route", title, "warn", `${state.problem} (${chain || "conversation: none"})`, {
     fix: `${FIX_COMMAND} (makes assistant_embedded/default the primary and assistant_core/core the last fallback, keeping your comments)`,

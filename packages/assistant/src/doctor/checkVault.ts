@@ -34,14 +34,23 @@ export function checkFileModes(ctx: CheckContext): CheckResult {
   const exposed = secretFiles(ctx).filter((file) => (modeOf(file) ?? 0) & 0o077);
   if (exposed.length > 0) {
     const list = exposed.map((file) => `${basename(file)} (${octal(modeOf(file)!)})`).join(", ");
-    return result("file_modes", title, "fail", `readable by other users: ${list}; they must be 0600`, { fix: FIX_COMMAND, fixable: true });
-  }
-  const dirMode = modeOf(dir);
-  if (dirMode !== undefined && dirMode & 0o077) {
-    return result("file_modes", title, "warn", `${dir} is ${octal(dirMode)}: other users can look inside; it should be 0700`, {
+    return result("file_modes", title, "fail", `readable by other users: ${list}; they must be 0600`, {
       fix: FIX_COMMAND,
       fixable: true,
     });
+  }
+  const dirMode = modeOf(dir);
+  if (dirMode !== undefined && dirMode & 0o077) {
+    return result(
+      "file_modes",
+      title,
+      "warn",
+      `${dir} is ${octal(dirMode)}: other users can look inside; it should be 0700`,
+      {
+        fix: FIX_COMMAND,
+        fixable: true,
+      },
+    );
   }
   return result("file_modes", title, "ok", "the data directory and its secret files are private to this user");
 }

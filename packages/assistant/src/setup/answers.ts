@@ -60,14 +60,16 @@ export function parseProvider(text: string): ProviderChoice {
   const value = text.trim().toLowerCase();
   const byNumber = /^\d+$/.test(value) ? PROVIDER_CHOICES[Number(value) - 1] : undefined;
   const found = byNumber ?? PROVIDER_CHOICES.find((p) => p === value);
-  if (!found) throw invalid("provider", `expected one of ${PROVIDER_CHOICES.join(", ")} (or 1 to ${PROVIDER_CHOICES.length})`);
+  if (!found)
+    throw invalid("provider", `expected one of ${PROVIDER_CHOICES.join(", ")} (or 1 to ${PROVIDER_CHOICES.length})`);
   return found;
 }
 
 export function parseUrl(text: string): string {
   const value = text.trim();
   const result = httpUrl.safeParse(value);
-  if (!result.success) throw invalid("local_server_url", result.error.issues[0]?.message ?? "expected an http:// or https:// URL");
+  if (!result.success)
+    throw invalid("local_server_url", result.error.issues[0]?.message ?? "expected an http:// or https:// URL");
   return value;
 }
 

@@ -30,7 +30,10 @@ export function ensureDataDir(dir: string): { created: boolean } {
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
   } catch (error) {
-    throw new AppError("invalid_request", `cannot create the data directory ${dir} (${(error as Error).message}); ${HINT}`);
+    throw new AppError(
+      "invalid_request",
+      `cannot create the data directory ${dir} (${(error as Error).message}); ${HINT}`,
+    );
   }
   return { created };
 }
@@ -40,7 +43,9 @@ function writableProblem(existing: string, target = existing): string | undefine
     accessSync(existing, constants.W_OK | constants.X_OK);
     return undefined;
   } catch {
-    return existing === target ? `${target} is not writable; ${HINT}` : `cannot create ${target}: ${existing} is not writable; ${HINT}`;
+    return existing === target
+      ? `${target} is not writable; ${HINT}`
+      : `cannot create ${target}: ${existing} is not writable; ${HINT}`;
   }
 }
 

@@ -37,14 +37,16 @@ export function getEnvSetting(paths: DataPaths, key: string): EnvSetting | undef
 /** Writes `key=value` to assistant.env (atomically, keeping the other lines and comments). */
 export function setEnvSetting(paths: DataPaths, key: string, value: string): { file: string } {
   assertSettableKey(key, true);
-  if (value.includes("\0")) throw new AppError("invalid_request", `${key}: the value contains a NUL character`, { field: "value" });
+  if (value.includes("\0"))
+    throw new AppError("invalid_request", `${key}: the value contains a NUL character`, { field: "value" });
   checkKnownSetting(key, value);
   ensureDataDir(paths.dataDir);
   writeEnvValue(paths.assistantEnv, key, value);
   return { file: paths.assistantEnv };
 }
 
-function assertSettableKey(key: string, forWriting: boolean): void {
+/** Refuses names that are not variables and, for writing, secrets and settings that cannot live in assistant.env. */
+export function assertSettableKey(key: string, forWriting: boolean): void {
   if (!isEnvKey(key)) {
     const shown = key.length > 64 ? `${key.slice(0, 64)}...` : key;
     throw new AppError(
@@ -82,7 +84,8 @@ function checkKnownSetting(key: string, value: string): void {
   try {
     readSettings({ [key]: value });
   } catch (error) {
-    if (error instanceof ConfigError) throw new AppError("invalid_request", `${key}: ${error.reason}`, { field: "value" });
+    if (error instanceof ConfigError)
+      throw new AppError("invalid_request", `${key}: ${error.reason}`, { field: "value" });
     throw error;
   }
 }

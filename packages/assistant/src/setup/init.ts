@@ -88,10 +88,14 @@ function nextSteps(answers: InitAnswers, files: InitFileResult[]): string[] {
   const steps: string[] = [];
   if (answers.provider === "cloud_a" || answers.provider === "cloud_b") {
     const key = vaultKeyFor(answers.provider);
-    steps.push(`Store your ${answers.provider} API key in the encrypted vault: \`assistant vault set ${key}\` (type or pipe the key).`);
+    steps.push(
+      `Store your ${answers.provider} API key in the encrypted vault: \`assistant vault set ${key}\` (type or pipe the key).`,
+    );
   }
   if (answers.provider === "local_server") {
-    steps.push(`Make sure your local model server runs at ${answers.local_server_url} and has the model ${answers.model}.`);
+    steps.push(
+      `Make sure your local model server runs at ${answers.local_server_url} and has the model ${answers.model}.`,
+    );
   }
   if (files.some((f) => f.action === "skipped" && f.file !== "assistant.env")) {
     steps.push("Some files already existed and were kept; `assistant init --force` replaces them.");
@@ -99,4 +103,3 @@ function nextSteps(answers: InitAnswers, files: InitFileResult[]): string[] {
   steps.push("Check the setup: `assistant doctor`.", "Start the daemon: `assistant start`.");
   return steps;
 }
-

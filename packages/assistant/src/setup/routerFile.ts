@@ -28,14 +28,20 @@ export function routerYamlFor(answers: InitAnswers, file = "llm_router.yaml"): s
   // The "Optional providers" comment sits above task_types; it belongs above the real providers block now.
   const index = root.items.findIndex((pair) => isScalar(pair.key) && pair.key.value === "task_types");
   const taskTypesKey = root.items[index]!.key as { commentBefore?: string | null; spaceBefore?: boolean };
-  const providers = doc.createPair("providers", { [provider]: settings }) as Pair<{ commentBefore?: string | null; spaceBefore?: boolean }>;
+  const providers = doc.createPair("providers", { [provider]: settings }) as Pair<{
+    commentBefore?: string | null;
+    spaceBefore?: boolean;
+  }>;
   providers.key!.commentBefore = taskTypesKey.commentBefore ?? null;
   providers.key!.spaceBefore = true;
   taskTypesKey.commentBefore = null;
   taskTypesKey.spaceBefore = true;
   root.items.splice(index, 0, providers as never);
 
-  taskTypes.set("conversation", doc.createNode({ primary: { provider, model: answers.model }, fallback: [EMBEDDED, CORE] }));
+  taskTypes.set(
+    "conversation",
+    doc.createNode({ primary: { provider, model: answers.model }, fallback: [EMBEDDED, CORE] }),
+  );
   taskTypes.commentBefore =
     provider === "local_server"
       ? ` Your local model server answers first. When it is unreachable the embedded local model takes over, and\n the built-in core answers help and status last.`

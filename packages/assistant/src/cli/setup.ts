@@ -1,0 +1,285 @@
+import type { Command } from "commander";
+import type { InitAnswers } from "../setup/answers.ts";
+import { AppError } from "../util/errors.ts";
+import { type CliContext, output, readStdin } from "./context.ts";
+
+// Setup commands that work on the data directory without a daemon: `init`, `doctor`, `config validate` and
+// `config env`. Only `doctor --advice` talks to the running daemon. Services are imported inside the actions.
+
+export function registerSetupCommands(program: Command, ctx: CliContext): void {
+  registerInit(program, ctx);
+  registerDoctor(program, ctx);
+  // Other areas add `config models`, `config provider`...: share one `config` command whoever registers first.
+  const config =
+    program.commands.find((command) => command.name() === "config") ??
+    program.command("config").description("configuration files and persistent settings");
+  registerConfigValidate(config, ctx);
+  registerConfigEnv(config, ctx);
+}
+
+// ---- init ------------------------------------------------------------------------------------------------
+
+function registerInit(program: Command, ctx: CliContext): void {
+  program
+    .command("init")
+    .description("create the data directory and its starter files (asks a few questions)")
+    .option("--defaults", "ask nothing: English, the embedded local model, name Assistant")
+    .option("--force", "replace files that already exist")
+    .option("--json", "machine-readable output")
+    .action(async (opts: { defaults?: boolean; force?: boolean; json?: boolean }) => {
+      const { initDataDir } = await import("../setup/init.ts");
+      const answers = opts.defaults ? {} : await askInitQuestions(ctx);
+      const result = initDataDir(ctx.paths, answers, { force: opts.force === true });
+      output(ctx, opts.json, result, () => {
+        const width = Math.max(...result.files.map((f) => f.action.length));
+        const files = result.files.map(
+          (f) => `  ${f.action.padEnd(width)}  ${f.file}${f.reason ? ` (${f.reason})` : ""}`,
+        );
+        const steps = result.nextSteps.map((step) => `  - ${step}`);
+        return [`Data directory: ${result.dataDir}`, ...files, "", "Next steps:", ...steps].join("\n");
+      });
+    });
+}
+
+/**
+ * The init questions. On a terminal each answer is checked at once and asked again when invalid; from a pipe
+ * (scripts, tests) the answers are read one line each, an empty line takes the default, and an invalid answer
+ * stops init before anything is written.
+ */
+async function askInitQuestions(ctx: CliContext): Promise<Partial<InitAnswers>> {
+  const setup = await import("../setup/answers.ts");
+  const { createInterface } = await import("node:readline/promises");
+  const interactive = ctx.stdin.isTTY === true;
+  const rl = createInterface({
+    input: ctx.stdin,
+    ...(interactive ? { output: ctx.stdout, terminal: true } : { terminal: false }),
+  });
+  const lines = interactive ? undefined : rl[Symbol.asyncIterator]();
+  const closed = new AbortController();
+  rl.on("close", () => closed.abort());
+  rl.on("SIGINT", () => rl.close());
+
+  const ask = async (prompt: string): Promise<string> => {
+    if (lines) {
+      ctx.stdout.write(prompt);
+      const next = await lines.next();
+      const answer = next.done ? "" : next.value;
+      ctx.stdout.write(`${answer}\n`); // echoed, so the transcript reads like a terminal session
+      return answer;
+    }
+    try {
+      return await rl.question(prompt, { signal: closed.signal });
+    } catch {
+      throw new AppError("invalid_request", "init cancelled; nothing was written");
+    }
+  };
+  const askFor = async <T>(prompt: string, fallback: string | undefined, parse: (text: string) => T): Promise<T> => {
+    for (let attempt = 1; ; attempt++) {
+      const text = (await ask(fallback ? `${prompt} [${fallback}]: ` : `${prompt}: `)).trim();
+      try {
+        return parse(text === "" && fallback !== undefined ? fallback : text);
+      } catch (error) {
+        if (!interactive || attempt >= 5) throw error;
+        ctx.stdout.write(`  ${(error as Error).message}\n`);
+      }
+    }
+  };
+
+  try {
+    ctx.stdout.write("Setting up the assistant. Press Enter to keep the value in [brackets].\n");
+    const name = await askFor("Name of your assistant", setup.DEFAULT_ANSWERS.name, setup.parseName);
+    const language = await askFor("Language, en or fr", languageFromEnv(ctx.env), setup.parseLanguage);
+    ctx.stdout.write(
+      [
+        "Which model answers your chats?",
+        "  1) embedded      a local model inside the assistant: no account, no cloud call (downloaded on first use)",
+        "  2) local_server  a local model server you run (Ollama-compatible)",
+        "  3) cloud_a       a cloud provider; its key goes into the encrypted vault, never into a file",
+        "  4) cloud_b       another cloud provider; same as above",
+        "",
+      ].join("\n"),
+    );
+    const provider = await askFor("Provider", setup.DEFAULT_ANSWERS.provider, setup.parseProvider);
+    const answers: Partial<InitAnswers> = { name, language, provider };
+    if (provider === "local_server") {
+      answers.local_server_url = await askFor("Local server URL", setup.LOCAL_SERVER_URL, setup.parseUrl);
+    }
+    if (provider !== "embedded") {
+      const fallback = setup.DEFAULT_MODELS[provider];
+      answers.model = await askFor(fallback ? "Model" : `Model (as ${provider} names it)`, fallback, setup.parseModel);
+    }
+    return answers;
+  } finally {
+    rl.close();
+  }
+}
+
+/** The language a person probably wants: French when their locale says so, else English. */
+function languageFromEnv(env: NodeJS.ProcessEnv): string {
+  const locale = env.ASSISTANT_LANG || env.LC_ALL || env.LANG || "";
+  return locale.toLowerCase().startsWith("fr") ? "fr" : "en";
+}
+
+// ---- doctor ----------------------------------------------------------------------------------------------
+
+function registerDoctor(program: Command, ctx: CliContext): void {
+  program
+    .command("doctor")
+    .description("check the data directory, config, port, database and embedded model; exits 1 when a check fails")
+    .option("--fix", "repair what can be repaired (missing starter files, default route, file permissions)")
+    .option("--json", "machine-readable output")
+    .option("--advice", "ask the running daemon for its checks and advice")
+    .action(async (opts: { fix?: boolean; json?: boolean; advice?: boolean }) => {
+      if (opts.advice) {
+        if (opts.fix)
+          throw new AppError("invalid_request", "--advice asks the running daemon and cannot be combined with --fix");
+        return doctorAdvice(ctx, opts.json);
+      }
+      const doctor = await import("../doctor/index.ts");
+      const fixes = opts.fix ? doctor.applyFixes(ctx.paths, ctx.env) : undefined;
+      const checks = await doctor.runChecks(ctx.paths, ctx.env);
+      const report = { ...(fixes ? { fixes } : {}), checks, advice: doctor.adviceFor(checks) };
+      output(
+        ctx,
+        opts.json,
+        report,
+        () => (fixes ? `${doctor.formatFixes(fixes)}\n\n` : "") + doctor.formatChecks(checks),
+      );
+      failIfAnyFailed(checks);
+    });
+}
+
+async function doctorAdvice(ctx: CliContext, json: boolean | undefined): Promise<void> {
+  const [{ ApiError, AssistantClient }, { processAlive, readDaemonInfo }, { readAuthToken }, { formatChecks }] =
+    await Promise.all([
+      import("@assistant/client"),
+      import("../daemon/daemonInfo.ts"),
+      import("../auth/authToken.ts"),
+      import("../doctor/format.ts"),
+    ]);
+  const notRunning = `the daemon is not running, so it cannot give advice; start it with \`assistant start\`, or run \`assistant doctor\`, which works without it`;
+  const info = readDaemonInfo(ctx.paths.daemonInfo);
+  if (!info || !processAlive(info.pid)) throw new AppError("provider_unavailable", notRunning);
+  const host = info.bind === "0.0.0.0" ? "127.0.0.1" : info.bind === "::" ? "::1" : info.bind;
+  const client = new AssistantClient({
+    baseUrl: `http://${host.includes(":") ? `[${host}]` : host}:${info.port}`,
+    token: readAuthToken(ctx.paths.authToken),
+  });
+  let report: Awaited<ReturnType<typeof client.doctor>>;
+  try {
+    report = await client.doctor();
+  } catch (error) {
+    if (error instanceof ApiError && error.code === "unreachable")
+      throw new AppError("provider_unavailable", notRunning);
+    throw error;
+  }
+  output(ctx, json, report, () =>
+    [formatChecks(report.checks), "", "Advice:", ...report.advice.map((line) => `  - ${line}`)].join("\n"),
+  );
+  failIfAnyFailed(report.checks);
+}
+
+function failIfAnyFailed(checks: Array<{ id: string; status: string }>): void {
+  const failed = checks.filter((check) => check.status === "fail");
+  if (failed.length > 0) {
+    throw new AppError(
+      "internal",
+      `${failed.length} check(s) failed: ${failed.map((c) => c.id).join(", ")} (see above)`,
+    );
+  }
+}
+
+// ---- config validate -------------------------------------------------------------------------------------
+
+function registerConfigValidate(config: Command, ctx: CliContext): void {
+  config
+    .command("validate")
+    .description(
+      "check every config file of the data directory; exits 1 naming the file, key and reason of each problem",
+    )
+    .option("--json", "machine-readable output")
+    .action(async (opts: { json?: boolean }) => {
+      const [{ validateConfigFiles }, { CONFIG_FILES }] = await Promise.all([
+        import("../config/validate.ts"),
+        import("../config/configFiles.ts"),
+      ]);
+      const reports = validateConfigFiles(ctx.paths);
+      const invalid = reports.filter((r) => r.status === "invalid");
+      output(ctx, opts.json, { valid: invalid.length === 0, files: reports }, () =>
+        reports
+          .map((r) => {
+            if (r.status === "invalid") return `INVALID  ${describe(r)}`;
+            if (r.status === "ok") return `ok       ${r.file}`;
+            const meaning =
+              (CONFIG_FILES as Record<string, { whenMissing: string }>)[r.id]?.whenMissing ?? "no variables";
+            return `missing  ${r.file}: ${meaning}`;
+          })
+          .join("\n"),
+      );
+      if (invalid.length > 0) {
+        throw new AppError("config_invalid", `invalid configuration:\n  ${invalid.map(describe).join("\n  ")}`);
+      }
+    });
+}
+
+function describe(report: { file: string; error?: { key: string; reason: string } }): string {
+  return `${report.file}: ${report.error?.key ? `${report.error.key}: ` : ""}${report.error?.reason ?? "invalid"}`;
+}
+
+// ---- config env ------------------------------------------------------------------------------------------
+
+function registerConfigEnv(config: Command, ctx: CliContext): void {
+  const env = config
+    .command("env")
+    .description("persistent variables in assistant.env and connectors.env (not secrets)");
+
+  env
+    .command("list")
+    .description("list the variables with the file they come from (secret-looking values are masked)")
+    .option("--json", "machine-readable output")
+    .action(async (opts: { json?: boolean }) => {
+      const { listEnvSettings } = await import("../setup/envSettings.ts");
+      const variables = listEnvSettings(ctx.paths);
+      output(ctx, opts.json, { variables }, () => {
+        if (variables.length === 0) return "(no variables set in assistant.env or connectors.env)";
+        const width = Math.max(...variables.map((v) => v.key.length + v.value.length + 1));
+        return variables.map((v) => `${`${v.key}=${v.value}`.padEnd(width)}  (${v.source})`).join("\n");
+      });
+      warnAboutSecrets(ctx, variables);
+    });
+
+  env
+    .command("get <KEY>")
+    .description("print the value of a variable (exits 1 when it is not set)")
+    .action(async (key: string) => {
+      const { getEnvSetting } = await import("../setup/envSettings.ts");
+      const setting = getEnvSetting(ctx.paths, key);
+      if (!setting) throw new AppError("not_found", `${key} is not set in assistant.env or connectors.env`);
+      ctx.stdout.write(`${setting.value}\n`);
+      warnAboutSecrets(ctx, [setting]);
+    });
+
+  env
+    .command("set <KEY> [value]")
+    .description("set a variable in assistant.env; without a value it is read from standard input")
+    .action(async (key: string, value: string | undefined) => {
+      const { assertSettableKey, setEnvSetting } = await import("../setup/envSettings.ts");
+      assertSettableKey(key, true); // before waiting for a value on stdin
+      if (value === undefined && ctx.stdin.isTTY) ctx.stderr.write(`Enter the value for ${key}, then press Ctrl-D:\n`);
+      const { file } = setEnvSetting(ctx.paths, key, value ?? (await readStdin(ctx)));
+      ctx.stdout.write(
+        `set ${key} in ${file}; restart the daemon to apply it (\`assistant stop\` then \`assistant start\`)\n`,
+      );
+      if (ctx.env[key] !== undefined) {
+        ctx.stderr.write(`note: ${key} is also set in your environment, which takes precedence over assistant.env\n`);
+      }
+    });
+}
+
+function warnAboutSecrets(ctx: CliContext, variables: Array<{ key: string; secret: boolean }>): void {
+  for (const v of variables.filter((item) => item.secret)) {
+    ctx.stderr.write(
+      `warning: ${v.key} looks like a secret; move it to the vault (\`assistant vault set ${v.key.toLowerCase()}\`) and delete it from the env file\n`,
+    );
+  }
+}

@@ -1,0 +1,58 @@
+import { readEnvFiles } from "../config/envFile.ts";
+import type { DataPaths } from "../config/paths.ts";
+import { checkConfigFiles, checkSettings } from "./checkConfig.ts";
+import { checkDataDir } from "./checkDataDir.ts";
+import { checkEmbeddedModel, checkEmbeddedRuntime } from "./checkEmbedded.ts";
+import { checkPort } from "./checkPort.ts";
+import { checkDefaultRoute } from "./checkRouter.ts";
+import { checkStore } from "./checkStore.ts";
+import { checkFileModes, checkVaultKey } from "./checkVault.ts";
+import type { CheckContext, CheckResult, DaemonSelf } from "./types.ts";
+
+export interface RunOptions {
+  projectRoot?: string;
+  /** Set by the running daemon so the port check recognises it. */
+  self?: DaemonSelf;
+}
+
+/**
+ * Every health check, in the order a person would fix things: the data directory, the config files, the
+ * default route, secrets, the port, the database, the embedded model. Read-only: nothing on disk changes.
+ */
+export async function runChecks(
+  paths: DataPaths,
+  env: NodeJS.ProcessEnv = process.env,
+  options: RunOptions = {},
+): Promise<CheckResult[]> {
+  const ctx: CheckContext = { paths, env: effectiveEnv(paths, env), ...options };
+  const results: CheckResult[] = [];
+  const dataDir = checkDataDir(ctx);
+  results.push(dataDir);
+  // Below an unusable data directory every file check would only repeat the same problem.
+  if (dataDir.status !== "fail") {
+    results.push(...checkConfigFiles(ctx));
+    const route = checkDefaultRoute(ctx);
+    if (route) results.push(route);
+  }
+  results.push(checkSettings(ctx));
+  if (dataDir.status !== "fail") results.push(checkVaultKey(ctx), checkFileModes(ctx), checkStore(ctx));
+  const port = await checkPort(ctx);
+  if (port) results.push(port);
+  results.push(checkEmbeddedRuntime(), checkEmbeddedModel(ctx));
+  return results;
+}
+
+/** The environment the daemon would run with: the env files of the data dir, with the process environment winning. */
+export function effectiveEnv(paths: DataPaths, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  try {
+    const fromFiles = Object.fromEntries([...readEnvFiles(paths)].map(([key, { value }]) => [key, value]));
+    return { ...fromFiles, ...env };
+  } catch {
+    return env; // a malformed env file is reported by the config check
+  }
+}
+
+export function worstStatus(results: CheckResult[]): "ok" | "warn" | "fail" {
+  if (results.some((r) => r.status === "fail")) return "fail";
+  return results.some((r) => r.status === "warn") ? "warn" : "ok";
+}

@@ -1,0 +1,149 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { modeOf, sandbox } from "./helpers.ts";
+
+describe("assistant config env set/get", () => {
+  it("sets a value given on the command line, reads it back and says to restart the daemon", async () => {
+    const box = sandbox();
+    const set = await box.run(["config", "env", "set", "ASSISTANT_LOG", "debug"]);
+    expect(set.code, set.stderr).toBe(0);
+    expect(set.stdout).toBe(
+      `set ASSISTANT_LOG in ${box.file("assistant.env")}; restart the daemon to apply it (\`assistant stop\` then \`assistant start\`)\n`,
+    );
+    expect(box.read("assistant.env")).toBe("ASSISTANT_LOG=debug\n");
+    expect(modeOf(box.file("assistant.env"))).toBe(0o600);
+    const get = await box.run(["config", "env", "get", "ASSISTANT_LOG"]);
+    expect(get).toMatchObject({ code: 0, stdout: "debug\n" });
+  });
+
+  it("reads the value from standard input when none is given", async () => {
+    const box = sandbox();
+    const set = await box.run(["config", "env", "set", "ASSISTANT_MESSAGE_WEBHOOK_URL"], {
+      input: "https://hooks.example.net/a b?x=1\n",
+    });
+    expect(set.code, set.stderr).toBe(0);
+    const get = await box.run(["config", "env", "get", "ASSISTANT_MESSAGE_WEBHOOK_URL"]);
+    expect(get.stdout).toBe("https://hooks.example.net/a b?x=1\n");
+  });
+
+  it("understands hand-written lines with spaces around = and keeps comments and other lines when setting", async () => {
+    const box = sandbox();
+    mkdirSync(box.dataDir);
+    writeFileSync(
+      box.file("assistant.env"),
+      "# my settings\nASSISTANT_LOG = warn   # quiet please\n\nexport ASSISTANT_PORT=4000\n",
+    );
+    expect((await box.run(["config", "env", "get", "ASSISTANT_LOG"])).stdout).toBe("warn\n");
+    expect((await box.run(["config", "env", "get", "ASSISTANT_PORT"])).stdout).toBe("4000\n");
+
+    expect((await box.run(["config", "env", "set", "ASSISTANT_PORT", "4100"])).code).toBe(0);
+    expect((await box.run(["config", "env", "set", "ASSISTANT_MAX_TOOL_ROUNDS", "12"])).code).toBe(0);
+    expect(box.read("assistant.env")).toBe(
+      "# my settings\nASSISTANT_LOG = warn   # quiet please\n\nASSISTANT_PORT=4100\nASSISTANT_MAX_TOOL_ROUNDS=12\n",
+    );
+  });
+
+  it("refuses secret-looking keys and points to the vault, writing nothing", async () => {
+    const box = sandbox();
+    for (const key of ["CLOUD_A_API_KEY", "CHANNEL_A_BOT_TOKEN", "MY_PASSWORD"]) {
+      const res = await box.run(["config", "env", "set", key, "sk-live-123"]);
+      expect(res.code).toBe(1);
+      expect(res.stderr).toBe(
+        `error: ${key} looks like a secret; secrets go into the encrypted vault, not into assistant.env: run \`assistant vault set ${key.toLowerCase()}\`\n`,
+      );
+    }
+    // Without a value it refuses before waiting for standard input.
+    const piped = await box.run(["config", "env", "set", "CLOUD_A_API_KEY"], { input: "sk-live-123\n" });
+    expect(piped.code).toBe(1);
+    const master = await box.run(["config", "env", "set", "ASSISTANT_VAULT_MASTER_KEY", "hunter2"]);
+    expect(master.code).toBe(1);
+    expect(master.stderr).toMatch(/must not be written into a file next to the vault/);
+    expect(existsSync(box.file("assistant.env"))).toBe(false);
+  });
+
+  it("refuses invalid variable names and values the daemon would reject", async () => {
+    const box = sandbox();
+    for (const key of ["1BAD", "BAD-KEY", "A B", "ÉTÉ"]) {
+      const res = await box.run(["config", "env", "set", key, "x"]);
+      expect(res.code, key).toBe(1);
+      expect(res.stderr).toContain(`error: invalid variable name ${JSON.stringify(key)}: use letters, digits and _`);
+    }
+    const port = await box.run(["config", "env", "set", "ASSISTANT_PORT", "eighty"]);
+    expect(port.code).toBe(1);
+    expect(port.stderr).toBe('error: ASSISTANT_PORT: must be a whole number from 0 to 65535 (got "eighty")\n');
+    expect(existsSync(box.file("assistant.env"))).toBe(false);
+  });
+
+  it("exits 1 with a message for a variable that is not set", async () => {
+    const box = sandbox();
+    const res = await box.run(["config", "env", "get", "ASSISTANT_BIND"]);
+    expect(res).toMatchObject({
+      code: 1,
+      stdout: "",
+      stderr: "error: ASSISTANT_BIND is not set in assistant.env or connectors.env\n",
+    });
+  });
+
+  it("fails clearly when the data directory cannot be created", async () => {
+    const box = sandbox();
+    const blocker = join(box.root, "file");
+    writeFileSync(blocker, "");
+    const res = await box.run(["config", "env", "set", "ASSISTANT_LOG", "info"], {
+      env: { ASSISTANT_DATA_DIR: join(blocker, "data") },
+    });
+    expect(res.code).toBe(1);
+    expect(res.stderr).toBe(
+      `error: the data directory cannot be used: cannot create ${join(blocker, "data")}: ${blocker} is a file, not a folder; set ASSISTANT_DATA_DIR to a folder you own\n`,
+    );
+  });
+
+  it("refuses to rewrite an env file it cannot parse, leaving it as it was", async () => {
+    const box = sandbox();
+    mkdirSync(box.dataDir);
+    writeFileSync(box.file("assistant.env"), "this line is not an assignment\n");
+    const res = await box.run(["config", "env", "set", "ASSISTANT_LOG", "info"]);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toContain("assistant.env: line 1: expected KEY=value");
+    expect(readFileSync(box.file("assistant.env"), "utf8")).toBe("this line is not an assignment\n");
+  });
+});
+
+describe("assistant config env list", () => {
+  it("lists both files with the source of each value and masks secret-looking values", async () => {
+    const box = sandbox();
+    mkdirSync(box.dataDir);
+    writeFileSync(
+      box.file("connectors.env"),
+      "ASSISTANT_CHANNEL_A_ENABLED=1\nCHANNEL_A_BOT_TOKEN=123456:very-secret\nASSISTANT_LOG=error\n",
+    );
+    writeFileSync(box.file("assistant.env"), "ASSISTANT_LOG=debug\nASSISTANT_LANG=fr\n");
+
+    const res = await box.run(["config", "env", "list"]);
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stdout).not.toContain("very-secret");
+    expect(res.stdout).toMatch(/^ASSISTANT_CHANNEL_A_ENABLED=1 +\(connectors\.env\)$/m);
+    expect(res.stdout).toMatch(/^ASSISTANT_LOG=debug +\(assistant\.env\)$/m);
+    expect(res.stdout).toMatch(/^CHANNEL_A_BOT_TOKEN=\*{8} +\(connectors\.env\)$/m);
+    expect(res.stderr).toContain(
+      "warning: CHANNEL_A_BOT_TOKEN looks like a secret; move it to the vault (`assistant vault set channel_a_bot_token`)",
+    );
+
+    const json = await box.run(["config", "env", "list", "--json"]);
+    expect(json.json()).toEqual({
+      variables: [
+        { key: "ASSISTANT_CHANNEL_A_ENABLED", value: "1", source: "connectors.env", secret: false },
+        { key: "ASSISTANT_LANG", value: "fr", source: "assistant.env", secret: false },
+        { key: "ASSISTANT_LOG", value: "debug", source: "assistant.env", secret: false },
+        { key: "CHANNEL_A_BOT_TOKEN", value: "********", source: "connectors.env", secret: true },
+      ],
+    });
+    const get = await box.run(["config", "env", "get", "CHANNEL_A_BOT_TOKEN"]);
+    expect(get.stdout).toBe("********\n");
+  });
+
+  it("says so when nothing is set", async () => {
+    const res = await sandbox().run(["config", "env", "list"]);
+    expect(res).toMatchObject({ code: 0, stdout: "(no variables set in assistant.env or connectors.env)\n" });
+  });
+});
