@@ -4,7 +4,8 @@ module.exports = {
   forbidden: [
     {
       name: "services-not-to-surfaces",
-      comment: "Domain services never import a surface (HTTP routes, CLI, TUI, bins, the daemon composition root): surfaces are thin adapters over services.",
+      comment:
+        "Domain services never import a surface (HTTP routes, CLI, TUI, bins, the daemon composition root): surfaces are thin adapters over services.",
       severity: "error",
       from: { path: "^packages/assistant/src/(?!server/|cli/|tui/|bin/|daemon/)" },
       to: { path: "^packages/assistant/src/(server|cli|tui|bin|daemon)/" },

@@ -42,7 +42,9 @@ const node = node22();
 const stamp = join(root, "node_modules", ".bootstrap-stamp");
 const hash = `${digest(join(root, "package-lock.json"))}:${node}`;
 if (!upToDate(stamp, hash)) {
-  console.log("bootstrap: installing dependencies (native addons compile on first install; this can take a few minutes) ...");
+  console.log(
+    "bootstrap: installing dependencies (native addons compile on first install; this can take a few minutes) ...",
+  );
   run(["ci", ...quiet], { cwd: root, env: envFor(node) });
   writeFileSync(stamp, hash);
 }

@@ -5,7 +5,9 @@ import { envFor, node22 } from "./toolchain.mjs";
 
 const node = node22();
 if (!node) {
-  console.error("Node.js 22.18+ is not installed for this project yet. Run `npm start` or `node scripts/bootstrap.mjs` first.");
+  console.error(
+    "Node.js 22.18+ is not installed for this project yet. Run `npm start` or `node scripts/bootstrap.mjs` first.",
+  );
   process.exit(1);
 }
 const child = spawn(node, process.argv.slice(2), { stdio: "inherit", env: envFor(node) });

@@ -17,7 +17,13 @@ export function isModern(version = process.versions.node) {
 const win = process.platform === "win32";
 const pinnedNode = join(toolchainDir, "node_modules", "node", "bin", win ? "node.exe" : "node");
 // The node package installs its platform archive (binary and C headers) as a nested dependency.
-const pinnedHeaders = join(toolchainDir, "node_modules", "node", "node_modules", `node-${process.platform}-${process.arch}`);
+const pinnedHeaders = join(
+  toolchainDir,
+  "node_modules",
+  "node",
+  "node_modules",
+  `node-${process.platform}-${process.arch}`,
+);
 
 /** The node executable to run the project with, or null when the toolchain still has to be installed. */
 export function node22() {

@@ -8,7 +8,9 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 
-const { values } = parseArgs({ options: { runs: { type: "string", default: "5" }, "idle-secs": { type: "string", default: "10" } } });
+const { values } = parseArgs({
+  options: { runs: { type: "string", default: "5" }, "idle-secs": { type: "string", default: "10" } },
+});
 const runs = Number(values.runs);
 const idleSecs = Number(values["idle-secs"]);
 const root = resolve(import.meta.dirname, "..", "..");
@@ -48,7 +50,13 @@ interface Sample {
 
 async function launch(kind: "daemon" | "bare", dataDir: string): Promise<Sample> {
   const port = await freePort();
-  const env = { ...process.env, ASSISTANT_DATA_DIR: dataDir, ASSISTANT_PORT: String(port), PORT: String(port), ASSISTANT_LOG: "warn" };
+  const env = {
+    ...process.env,
+    ASSISTANT_DATA_DIR: dataDir,
+    ASSISTANT_PORT: String(port),
+    PORT: String(port),
+    ASSISTANT_LOG: "warn",
+  };
   const started = process.hrtime.bigint();
   const child = spawn(process.execPath, [kind === "daemon" ? daemonEntry : bareEntry], { env, stdio: "ignore" });
   const readyMs = await waitHealthy(port, started);
@@ -89,7 +97,9 @@ try {
     const times: number[] = [];
     for (let i = 0; i < 10; i++) {
       const started = process.hrtime.bigint();
-      const result = spawnSync(process.execPath, [cliEntry, ...args], { env: { ...process.env, ASSISTANT_DATA_DIR: dataDir } });
+      const result = spawnSync(process.execPath, [cliEntry, ...args], {
+        env: { ...process.env, ASSISTANT_DATA_DIR: dataDir },
+      });
       if (result.status !== 0) throw new Error(`assistant ${args.join(" ")} failed: ${result.stderr}`);
       times.push(Number(process.hrtime.bigint() - started) / 1e6);
     }

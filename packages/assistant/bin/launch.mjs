@@ -37,7 +37,9 @@ export async function launch(name) {
   }
   const pinned = join(pkg, "..", "..", "toolchain", "node_modules", "node", "bin", "node");
   if (!existsSync(pinned)) {
-    console.error(`assistant needs Node.js 22.18 or newer (this is ${process.version}). Run \`npm start\` in the project folder to install it.`);
+    console.error(
+      `assistant needs Node.js 22.18 or newer (this is ${process.version}). Run \`npm start\` in the project folder to install it.`,
+    );
     process.exit(1);
   }
   const child = spawn(pinned, [target, ...process.argv.slice(2)], { stdio: "inherit" });

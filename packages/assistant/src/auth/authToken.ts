@@ -15,7 +15,10 @@ export function ensureAuthToken(file: string): string {
 
 export function readAuthToken(file: string): string {
   if (!existsSync(file)) {
-    throw new AppError("unauthorized", `no API token at ${file}: start the daemon once (\`assistant start\`) to create it`);
+    throw new AppError(
+      "unauthorized",
+      `no API token at ${file}: start the daemon once (\`assistant start\`) to create it`,
+    );
   }
   const token = readFileSync(file, "utf8").trim();
   if (!TOKEN.test(token)) {

@@ -29,5 +29,7 @@ export function output(ctx: CliContext, json: boolean | undefined, value: unknow
 export async function readStdin(ctx: CliContext): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of ctx.stdin) chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
-  return Buffer.concat(chunks).toString("utf8").replace(/\r?\n$/, "");
+  return Buffer.concat(chunks)
+    .toString("utf8")
+    .replace(/\r?\n$/, "");
 }

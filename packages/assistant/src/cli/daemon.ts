@@ -16,6 +16,11 @@ function supervisorNote(state: SupervisorState | undefined): string {
   return `\n  last words of the daemon:\n    ${state.last_exit.stderr.join("\n    ")}`;
 }
 
+function restartIn(at: string | undefined): string {
+  const ms = at ? Date.parse(at) - Date.now() : Number.NaN;
+  return Number.isFinite(ms) && ms > 0 ? `in ${seconds(ms)}` : "now";
+}
+
 /** Why no daemon answers, and what to do about it. */
 function notRunningMessage(ctx: CliContext, probe: DaemonProbe): string {
   const log = ctx.paths.logFile;
@@ -24,7 +29,7 @@ function notRunningMessage(ctx: CliContext, probe: DaemonProbe): string {
   }
   const state = probe.supervisor;
   if (probe.supervisorPid && state?.state === "backoff") {
-    return `the daemon is not running: it crashed and the supervisor (pid ${probe.supervisorPid}) restarts it at ${state.next_restart_at}. See ${log}${supervisorNote(state)}`;
+    return `the daemon is not running: it crashed and the supervisor (pid ${probe.supervisorPid}) restarts it ${restartIn(state.next_restart_at)}. See ${log}${supervisorNote(state)}`;
   }
   if (probe.supervisorPid)
     return `the daemon is starting (supervisor pid ${probe.supervisorPid}); try again in a moment`;
@@ -43,10 +48,10 @@ function openHint(ctx: CliContext, url: string): string {
     `  API token  ${ctx.paths.authToken}  (send it as \`Authorization: Bearer <token>\`; keep it private)`,
     `  log        ${ctx.paths.logFile}`,
     "",
-    "Next steps:",
-    "  assistant doctor     check the setup and what is missing",
-    "  assistant tui        chat in the terminal",
-    "  assistant open       open the web UI (signs in without putting the token in the URL)",
+    "Next steps (in the project folder, `assistant` is `npm run assistant --`):",
+    "  assistant status     is the daemon up?",
+    "  assistant paths      where the data and config files are",
+    "  assistant doctor     health checks; add --fix to repair what can be repaired",
     "  assistant stop       stop the daemon",
   ].join("\n");
 }
@@ -134,15 +139,18 @@ export function registerDaemonCommands(program: Command, ctx: CliContext): void 
         token: readAuthToken(ctx.paths.authToken),
       }).status();
       const info = probe.info;
-      const supervised = info.supervisor_pid
-        ? `supervised by ${info.supervisor_pid}, restarted ${supervisor?.restarts ?? 0} times`
-        : "not supervised: started with --foreground";
+      const supervised = !info.supervisor_pid
+        ? "not supervised: started with --foreground"
+        : probe.supervisorPid
+          ? `supervised by ${info.supervisor_pid}, restarted ${supervisor?.restarts ?? 0} times`
+          : `its supervisor ${info.supervisor_pid} is gone, so nothing restarts it after a crash; \`assistant stop\` then \`assistant start\` to fix`;
       output(ctx, opts.json, { running: true, url: probe.url, daemon: info, supervisor, status }, () =>
         [
           `assistant daemon ${status.version} is running`,
           `  url       ${probe.url}`,
           `  pid       ${status.pid} (${supervised})`,
           `  uptime    ${status.uptime_secs} s (since ${status.started_at})`,
+          `  memory    ${Math.round(status.memory_rss_bytes / 1024 / 1024)} MiB resident`,
           `  data dir  ${status.data_dir}`,
           `  log       ${ctx.paths.logFile}`,
           `  counts    ${Object.entries(status.counts)

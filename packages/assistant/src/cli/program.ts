@@ -4,6 +4,7 @@ import { VERSION } from "../version.ts";
 import type { CliContext } from "./context.ts";
 import { registerDaemonCommands } from "./daemon.ts";
 import { registerPathsCommand } from "./paths.ts";
+import { registerSetupCommands } from "./setup.ts";
 import { registerVaultCommands } from "./vault.ts";
 
 // Each area registers its commands from its own file. Registration stays light: command files import their
@@ -12,6 +13,7 @@ const registrations: Array<(program: Command, ctx: CliContext) => void> = [
   registerPathsCommand,
   registerDaemonCommands,
   registerVaultCommands,
+  registerSetupCommands,
 ];
 
 export function buildProgram(ctx: CliContext): Command {

@@ -153,7 +153,7 @@ async function doctorAdvice(ctx: CliContext, json: boolean | undefined): Promise
   const [{ ApiError, AssistantClient }, { processAlive, readDaemonInfo }, { readAuthToken }, { formatChecks }] =
     await Promise.all([
       import("@assistant/client"),
-      import("../daemon/daemonInfo.ts"),
+      import("../runtime/daemonInfo.ts"),
       import("../auth/authToken.ts"),
       import("../doctor/format.ts"),
     ]);

@@ -31,7 +31,8 @@ export function parseEnv(text: string, file = "env file"): EnvEntry[] {
     const where = `line ${index + 1}`;
     if (!match) throw new ConfigError(file, where, "expected KEY=value");
     const key = match[1]!;
-    if (!KEY.test(key)) throw new ConfigError(file, where, `"${key}" is not a valid variable name (letters, digits, _)`);
+    if (!KEY.test(key))
+      throw new ConfigError(file, where, `"${key}" is not a valid variable name (letters, digits, _)`);
     entries.push({ key, value: parseValue(match[2]!, file, where), line: index + 1 });
   });
   return entries;
@@ -55,7 +56,8 @@ function parseValue(raw: string, file: string, where: string): string {
     }
     if (close < 0) throw new ConfigError(file, where, `unterminated ${quote} quote`);
     const rest = raw.slice(close + 1).trim();
-    if (rest !== "" && !rest.startsWith("#")) throw new ConfigError(file, where, "unexpected text after the closing quote");
+    if (rest !== "" && !rest.startsWith("#"))
+      throw new ConfigError(file, where, "unexpected text after the closing quote");
     const body = raw.slice(1, close);
     return quote === "'" ? body : body.replace(/\\([nrt"\\])/g, (_, c: string) => ESCAPES[c] ?? c);
   }

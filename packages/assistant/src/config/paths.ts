@@ -65,7 +65,10 @@ export function dataPaths(dataDir: string): DataPaths {
  * `llm_router.yaml` is looked up in the data directory first, then in the project root (the daemon's working
  * directory). Returns the data-dir path when neither exists, which is where edits create it.
  */
-export function locateRouterFile(paths: DataPaths, projectRoot: string = process.cwd()): { path: string; exists: boolean } {
+export function locateRouterFile(
+  paths: DataPaths,
+  projectRoot: string = process.cwd(),
+): { path: string; exists: boolean } {
   if (existsSync(paths.routerFile)) return { path: paths.routerFile, exists: true };
   const fromProject = join(projectRoot, "llm_router.yaml");
   if (existsSync(fromProject)) return { path: fromProject, exists: true };

@@ -1,6 +1,6 @@
 import { isIP } from "node:net";
-import { ConfigError } from "../util/errors.ts";
 import { type LogLevel, parseLogLevel } from "../log/logger.ts";
+import { ConfigError } from "../util/errors.ts";
 
 /** Runtime settings the daemon reads from its environment (after the env files are applied). */
 export interface DaemonSettings {
@@ -31,7 +31,8 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): DaemonSettin
   }
   const rawLevel = env.ASSISTANT_LOG?.trim();
   const logLevel = rawLevel ? parseLogLevel(rawLevel) : "info";
-  if (!logLevel) throw new ConfigError(ENV, "ASSISTANT_LOG", `must be one of trace, debug, info, warn, error (got "${rawLevel}")`);
+  if (!logLevel)
+    throw new ConfigError(ENV, "ASSISTANT_LOG", `must be one of trace, debug, info, warn, error (got "${rawLevel}")`);
   return {
     port: intSetting(env, "ASSISTANT_PORT", DEFAULT_PORT, 0, 65535),
     bind,

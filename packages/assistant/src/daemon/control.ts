@@ -1,40 +1,27 @@
 import { spawn } from "node:child_process";
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync } from "node:fs";
 import { connect } from "node:net";
-import { join } from "node:path";
 import { AssistantClient, type Health } from "@assistant/client";
 import { applyEnvFiles } from "../config/envFile.ts";
 import type { DataPaths } from "../config/paths.ts";
 import { readSettings } from "../config/settings.ts";
+import { type DaemonInfo, processAlive, readDaemonInfo } from "../runtime/daemonInfo.ts";
 import { AppError } from "../util/errors.ts";
 import { VERSION } from "../version.ts";
-import { type DaemonInfo, processAlive, readDaemonInfo } from "./daemonInfo.ts";
-import { readSupervisorState, type SupervisorState, supervisorStateFile } from "./supervisor.ts";
+import { binEntry, readSupervisorState, type SupervisorState, supervisorStateFile } from "./supervisor.ts";
 
 // The CLI side of the daemon's lifecycle (`assistant start|stop|up|status`): find, start, wait for and stop the
 // daemon of one data directory. Functions return what happened; the CLI words it.
 
-const SUPERVISOR_ENTRY = join(import.meta.dirname, "..", "bin", "assistant-supervisor.ts");
 const START_TIMEOUT_MS = 30_000;
 const STOP_TIMEOUT_MS = 15_000;
 const POLL_MS = 100;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Alive and not a zombie: an orphaned process that exited stays in the table until reaped, still answering kill 0. */
-export function processRunning(pid: number): boolean {
-  if (!processAlive(pid)) return false;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
-  } catch {
-    return true; // no /proc (macOS, Windows): trust kill 0
-  }
-}
-
 /** A recorded pid may have been reused by an unrelated process after a crash; never signal one of those. */
 function isOurs(pid: number): boolean {
-  if (!processRunning(pid)) return false;
+  if (!processAlive(pid)) return false;
   try {
     return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("assistant");
   } catch {
@@ -58,7 +45,7 @@ function settingsFor(paths: DataPaths, env: NodeJS.ProcessEnv) {
 /** The running daemon's URL from daemon.json, else where ASSISTANT_BIND/ASSISTANT_PORT say it would listen. */
 export function daemonUrl(paths: DataPaths, env: NodeJS.ProcessEnv): string {
   const info = readDaemonInfo(paths.daemonInfo);
-  if (info && processRunning(info.pid)) return urlFor(info.bind, info.port);
+  if (info && processAlive(info.pid)) return urlFor(info.bind, info.port);
   const settings = settingsFor(paths, env);
   return urlFor(settings.bind, settings.port);
 }
@@ -109,12 +96,14 @@ export async function probeDaemon(paths: DataPaths, env: NodeJS.ProcessEnv): Pro
     rmSync(paths.daemonInfo, { force: true });
     info = undefined;
   }
-  const supervisor = readSupervisorState(paths);
+  let supervisor = readSupervisorState(paths);
+  if (supervisor && isActive(supervisor) && !isOurs(supervisor.pid)) {
+    rmSync(supervisorStateFile(paths), { force: true }); // killed before it could say how it ended
+    supervisor = undefined;
+  }
   const supervisorPid = [info?.supervisor_pid, supervisor && isActive(supervisor) ? supervisor.pid : undefined].find(
     (pid): pid is number => pid !== undefined && isOurs(pid),
   );
-  if (supervisor && isActive(supervisor) && !processRunning(supervisor.pid))
-    rmSync(supervisorStateFile(paths), { force: true });
   const url = info ? urlFor(info.bind, info.port) : daemonUrl(paths, env);
   const health = info ? await new AssistantClient({ baseUrl: url }).health(2_000).catch(() => undefined) : undefined;
   return {
@@ -169,7 +158,7 @@ export async function startBackground(paths: DataPaths, env: NodeJS.ProcessEnv):
     );
   }
   const logOffset = statSync(paths.logFile).size;
-  const supervisor = spawn(process.execPath, [SUPERVISOR_ENTRY], {
+  const supervisor = spawn(process.execPath, [binEntry("assistant-supervisor")], {
     detached: true,
     stdio: ["ignore", logFd, logFd],
     env: { ...env, ASSISTANT_DATA_DIR: paths.dataDir },
@@ -185,7 +174,7 @@ export async function startBackground(paths: DataPaths, env: NodeJS.ProcessEnv):
     if (exited)
       throw new AppError("internal", `the daemon did not start: ${failureReason(paths, supervisor.pid, logOffset)}`);
     const info = readDaemonInfo(paths.daemonInfo);
-    if (info && info.supervisor_pid === supervisor.pid && processRunning(info.pid)) {
+    if (info && info.supervisor_pid === supervisor.pid && processAlive(info.pid)) {
       const url = urlFor(info.bind, info.port);
       const health = await new AssistantClient({ baseUrl: url }).health(1_000).catch(() => undefined);
       if (health) {
@@ -242,7 +231,7 @@ export async function stopDaemon(paths: DataPaths, env: NodeJS.ProcessEnv = {}):
   process.kill((supervisorPid ?? pid)!, "SIGTERM");
   const deadline = Date.now() + STOP_TIMEOUT_MS;
   for (;;) {
-    const left = [pid, supervisorPid].filter((p): p is number => p !== undefined && processRunning(p));
+    const left = [pid, supervisorPid].filter((p): p is number => p !== undefined && processAlive(p));
     if (left.length === 0 && !(probe.info && (await portOpen(probe.url)))) break;
     if (Date.now() > deadline) {
       throw new AppError(

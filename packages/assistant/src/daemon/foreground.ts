@@ -1,6 +1,6 @@
 import { accessSync, constants, mkdirSync } from "node:fs";
-import { LoginCodes } from "../auth/loginCodes.ts";
 import { ensureAuthToken } from "../auth/authToken.ts";
+import { LoginCodes } from "../auth/loginCodes.ts";
 import { WebSessions } from "../auth/webSessions.ts";
 import { applyEnvFiles } from "../config/envFile.ts";
 import { dataPaths, resolveDataDir } from "../config/paths.ts";
@@ -8,13 +8,13 @@ import { readSettings } from "../config/settings.ts";
 import { validateConfigFiles } from "../config/validate.ts";
 import { EventLog } from "../events/eventLog.ts";
 import { createLogger } from "../log/logger.ts";
+import { processAlive, readDaemonInfo, removeDaemonInfo, writeDaemonInfo } from "../runtime/daemonInfo.ts";
 import type { Services } from "../runtime/services.ts";
 import { buildApp } from "../server/app.ts";
 import { openDatabase } from "../store/database.ts";
 import { AppError, ConfigError } from "../util/errors.ts";
 import { openVault } from "../vault/vault.ts";
 import { VERSION } from "../version.ts";
-import { processAlive, readDaemonInfo, removeDaemonInfo, writeDaemonInfo } from "./daemonInfo.ts";
 import { EXIT_CONFIG, EXIT_CRASH, EXIT_OK } from "./exitCodes.ts";
 
 const SHUTDOWN_DEADLINE_MS = 10_000;
@@ -32,13 +32,15 @@ export interface RunningDaemon {
  * Starts the daemon in this process: env files, settings and config validated (an invalid file refuses the start),
  * store migrated, vault and token ready, HTTP server listening, daemon.json written.
  */
-export async function startDaemon(env: NodeJS.ProcessEnv = process.env, mirrorLogs = true): Promise<RunningDaemon> {
+export async function startDaemon(env: NodeJS.ProcessEnv = process.env): Promise<RunningDaemon> {
   const paths = dataPaths(resolveDataDir(env));
   try {
     mkdirSync(paths.dataDir, { recursive: true, mode: 0o700 });
     accessSync(paths.dataDir, constants.W_OK);
   } catch (error) {
-    throw new StartupError(`the data directory ${paths.dataDir} is not writable (${(error as Error).message}); set ASSISTANT_DATA_DIR to a folder you own`);
+    throw new StartupError(
+      `the data directory ${paths.dataDir} is not writable (${(error as Error).message}); set ASSISTANT_DATA_DIR to a folder you own`,
+    );
   }
   let settings: ReturnType<typeof readSettings>;
   try {
@@ -47,16 +49,28 @@ export async function startDaemon(env: NodeJS.ProcessEnv = process.env, mirrorLo
   } catch (error) {
     throw new StartupError((error as Error).message);
   }
-  const logger = createLogger({ level: settings.logLevel, file: paths.logFile, ...(mirrorLogs ? { mirror: process.stderr } : {}) });
+  // In a terminal the log is mirrored to stderr; under the supervisor it goes to the file only, so a supervisor
+  // that dies cannot take the daemon down with a broken pipe.
+  const supervised = Boolean(env.ASSISTANT_SUPERVISOR_PID);
+  if (supervised) process.stderr.on("error", () => {});
+  const logger = createLogger({
+    level: settings.logLevel,
+    file: paths.logFile,
+    ...(supervised ? {} : { mirror: process.stderr }),
+  });
 
   const invalid = validateConfigFiles(paths).filter((r) => r.status === "invalid");
   if (invalid.length > 0) {
     const lines = invalid.map((r) => `${r.file}: ${r.error?.key ? `${r.error.key}: ` : ""}${r.error?.reason}`);
-    throw new StartupError(`refusing to start with invalid configuration (run \`assistant config validate\`):\n  ${lines.join("\n  ")}`);
+    throw new StartupError(
+      `refusing to start with invalid configuration (run \`assistant config validate\`):\n  ${lines.join("\n  ")}`,
+    );
   }
   const running = readDaemonInfo(paths.daemonInfo);
   if (running && running.pid !== process.pid && processAlive(running.pid)) {
-    throw new StartupError(`a daemon (pid ${running.pid}) already uses ${paths.dataDir} on port ${running.port}; stop it with \`assistant stop\``);
+    throw new StartupError(
+      `a daemon (pid ${running.pid}) already uses ${paths.dataDir} on port ${running.port}; stop it with \`assistant stop\``,
+    );
   }
 
   const db = openDatabase(paths.database);
@@ -86,15 +100,18 @@ export async function startDaemon(env: NodeJS.ProcessEnv = process.env, mirrorLo
     db.close();
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "EADDRINUSE") {
-      throw new StartupError(`port ${settings.port} on ${settings.bind} is already in use; stop what uses it or set ASSISTANT_PORT`);
+      throw new StartupError(
+        `port ${settings.port} on ${settings.bind} is already in use; stop what uses it or set ASSISTANT_PORT`,
+      );
     }
-    if (code === "EADDRNOTAVAIL") throw new StartupError(`cannot listen on ${settings.bind}: no such address on this machine (ASSISTANT_BIND)`);
+    if (code === "EADDRNOTAVAIL")
+      throw new StartupError(`cannot listen on ${settings.bind}: no such address on this machine (ASSISTANT_BIND)`);
     throw error;
   }
   const address = app.server.address();
   if (address && typeof address === "object") boundPort = address.port;
 
-  const supervisor = env.ASSISTANT_SUPERVISOR_PID ? Number(env.ASSISTANT_SUPERVISOR_PID) : undefined;
+  const supervisor = supervised ? Number(env.ASSISTANT_SUPERVISOR_PID) : undefined;
   writeDaemonInfo(paths.daemonInfo, {
     pid: process.pid,
     port: boundPort,
@@ -108,7 +125,9 @@ export async function startDaemon(env: NodeJS.ProcessEnv = process.env, mirrorLo
   const url = `http://${host.includes(":") ? `[${host}]` : host}:${boundPort}`;
   logger.info(`assistant daemon ${VERSION} listening on ${url}`, { pid: process.pid, data_dir: paths.dataDir });
   if (settings.bind !== "127.0.0.1" && settings.bind !== "::1" && settings.bind !== "localhost") {
-    logger.warn(`listening on ${settings.bind}: other machines on the network can reach this daemon (API token still required)`);
+    logger.warn(
+      `listening on ${settings.bind}: other machines on the network can reach this daemon (API token still required)`,
+    );
   }
 
   let stopping: Promise<void> | undefined;
@@ -156,4 +175,3 @@ export async function runDaemonForeground(env: NodeJS.ProcessEnv = process.env):
     process.once("SIGHUP", onSignal);
   });
 }
-

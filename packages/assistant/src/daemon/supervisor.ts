@@ -5,20 +5,26 @@ import { createInterface } from "node:readline";
 import { writeFileAtomic } from "../config/atomicWrite.ts";
 import { type DataPaths, dataPaths, resolveDataDir } from "../config/paths.ts";
 import { createLogger, type Logger, parseLogLevel } from "../log/logger.ts";
+import { readDaemonInfo, removeDaemonInfo } from "../runtime/daemonInfo.ts";
 import { redact } from "../util/redact.ts";
-import { readDaemonInfo, removeDaemonInfo } from "./daemonInfo.ts";
 import { EXIT_CONFIG, EXIT_CRASH, EXIT_OK } from "./exitCodes.ts";
 
 // The background supervisor behind `assistant start`: runs `assistant-daemon` as its child and restarts it after
 // a crash with exponential backoff, until the crashes come too often to be worth retrying.
 
-const DAEMON_ENTRY = join(import.meta.dirname, "..", "bin", "assistant-daemon.ts");
+/**
+ * Where another bin of this package starts, in the form this code runs as: the esbuild bundle (dist/, chunks in
+ * dist/chunks/) or the TypeScript sources (src/daemon/ -> src/bin/), so a fresh bundle never spawns stale sources.
+ */
+export function binEntry(name: "assistant-daemon" | "assistant-supervisor"): string {
+  const bundle = /^(.*)[\\/]dist(?:[\\/]chunks)?$/.exec(import.meta.dirname);
+  return bundle ? join(bundle[1]!, "dist", `${name}.mjs`) : join(import.meta.dirname, "..", "bin", `${name}.ts`);
+}
+
 const UP_POLL_MS = 200;
 /** The daemon gives itself 10 s to shut down; past this the supervisor stops waiting and kills it. */
 const STOP_DEADLINE_MS = 15_000;
 const STDERR_TAIL = 8;
-/** Lines the daemon's logger mirrors to stderr: already in the log file, so not copied a second time. */
-const LOG_LINE = /^\d{4}-\d\d-\d\dT[\d:.]+Z (TRACE|DEBUG|INFO |WARN |ERROR) /;
 
 // ---- restart policy (pure, so it is tested with an injected clock) ----
 
@@ -164,7 +170,7 @@ export async function runSupervisor(
       env,
       logger,
       (c) => (child = c),
-      (pid) => save({ state: "running", daemon_pid: pid }),
+      (pid) => save({ state: "running", daemon_pid: pid, next_restart_at: undefined }),
     );
     child = undefined;
     if (exit.pid) removeDaemonInfo(paths.daemonInfo, exit.pid); // a crashed daemon leaves it behind
@@ -176,7 +182,7 @@ export async function runSupervisor(
     if (exit.code === EXIT_CONFIG || (launch === 1 && !exit.up)) {
       // A start that fails before the daemon was ever up (or that the daemon itself calls unfixable) is reported
       // to the user by `assistant start` at once instead of being retried in the background.
-      const message = `the daemon ${how} during startup; not restarting. Fix the cause above, then run \`assistant start\``;
+      const message = `the daemon ${how} during startup; not restarting. Fix the cause (see ${paths.logFile}), then run \`assistant start\``;
       logger.error(message);
       save({ state: "failed", message, last_exit: lastExit });
       return exit.code === EXIT_CONFIG ? EXIT_CONFIG : EXIT_CRASH;
@@ -185,7 +191,7 @@ export async function runSupervisor(
     history = verdict.history;
     if (!verdict.decision.restart) {
       const minutes = policy.windowMs / 60_000;
-      const message = `the daemon ${how}; it crashed ${verdict.decision.crashesInWindow} times within ${minutes} minutes, so the supervisor gives up. Fix the cause shown in this log, then run \`assistant start\``;
+      const message = `the daemon ${how}; it crashed ${verdict.decision.crashesInWindow} times within ${minutes} minutes, so the supervisor gives up. Fix the cause (see ${paths.logFile}), then run \`assistant start\``;
       logger.error(message);
       save({ state: "gave_up", message, last_exit: lastExit });
       return EXIT_CRASH;
@@ -228,7 +234,7 @@ function runChild(
   started: (child: ChildProcess) => void,
   up: (pid: number) => void,
 ): Promise<ChildExit> {
-  const child = spawn(process.execPath, [DAEMON_ENTRY], {
+  const child = spawn(process.execPath, [binEntry("assistant-daemon")], {
     env: { ...env, ASSISTANT_SUPERVISOR_PID: String(process.pid) },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -236,12 +242,11 @@ function runChild(
   const stderr: string[] = [];
   let closed = 0;
   const copy = (stream: NodeJS.ReadableStream, isStderr: boolean) => {
-    let inLogRecord = false; // indented lines continue the record above them
+    // A supervised daemon logs to the file itself (no stderr mirror); what reaches these pipes is what it
+    // printed outside its logger, such as the reason a start was refused.
     const lines = createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY });
     lines.on("line", (line) => {
-      if (LOG_LINE.test(line)) inLogRecord = true;
-      else if (!/^\s/.test(line) || line.trim() === "") inLogRecord = false;
-      if (inLogRecord || line.trim() === "") return;
+      if (line.trim() === "") return;
       const text = redact(line);
       if (isStderr) {
         stderr.push(text.replace(/^assistant-daemon: /, ""));
@@ -255,12 +260,13 @@ function runChild(
   copy(child.stderr!, true);
 
   let isUp = false;
-  const poll = setInterval(() => {
+  const checkUp = () => {
     if (isUp || !child.pid || readDaemonInfo(paths.daemonInfo)?.pid !== child.pid) return;
     isUp = true;
     logger.info("daemon is up", { pid: child.pid });
     up(child.pid);
-  }, UP_POLL_MS);
+  };
+  const poll = setInterval(checkUp, UP_POLL_MS);
 
   return new Promise((resolve) => {
     let done = false;
@@ -268,6 +274,7 @@ function runChild(
       if (done) return;
       done = true;
       clearInterval(poll);
+      checkUp(); // a crash just after start-up, between two polls, still counts as having been up
       // Let the pipes drain (a grandchild that inherited them must not hold the supervisor up).
       const deadline = Date.now() + 500;
       const wait = () => {

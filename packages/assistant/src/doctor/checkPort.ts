@@ -1,7 +1,7 @@
-import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { AssistantClient } from "@assistant/client";
 import { readSettings } from "../config/settings.ts";
+import { processAlive, readDaemonInfo } from "../runtime/daemonInfo.ts";
 import { type CheckContext, type CheckResult, result } from "./types.ts";
 
 // Can the daemon listen where it is configured to? Either the port is free, or the daemon of this data
@@ -9,12 +9,6 @@ import { type CheckContext, type CheckResult, result } from "./types.ts";
 
 const TITLE = "daemon port";
 const PROBE_MS = 1500;
-
-interface RunningInfo {
-  pid: number;
-  port: number;
-  bind: string;
-}
 
 export async function checkPort(ctx: CheckContext): Promise<CheckResult | undefined> {
   let settings: ReturnType<typeof readSettings>;
@@ -31,7 +25,7 @@ export async function checkPort(ctx: CheckContext): Promise<CheckResult | undefi
       `this daemon (pid ${ctx.self.pid}) is listening on ${settings.bind}:${ctx.self.port}`,
     );
   }
-  const info = readRunningInfo(ctx.paths.daemonInfo);
+  const info = readDaemonInfo(ctx.paths.daemonInfo);
   if (info && processAlive(info.pid)) {
     const version = await probeHealth(info.bind, info.port);
     if (version)
@@ -82,26 +76,6 @@ export async function checkPort(ctx: CheckContext): Promise<CheckResult | undefi
         : `stop the program using port ${port}, or choose another port: assistant config env set ASSISTANT_PORT <port>`,
     fixable: false,
   });
-}
-
-/** daemon.json, read leniently: a torn or foreign file counts as "no daemon" and the live probes decide. */
-function readRunningInfo(file: string): RunningInfo | undefined {
-  try {
-    const value = JSON.parse(readFileSync(file, "utf8")) as Partial<RunningInfo>;
-    if (typeof value.pid === "number" && typeof value.port === "number" && typeof value.bind === "string") {
-      return { pid: value.pid, port: value.port, bind: value.bind };
-    }
-  } catch {}
-  return undefined;
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
 
 /** The version the daemon reports on /api/health, or undefined when no assistant daemon answers there. */

@@ -1,12 +1,13 @@
 import Fastify, { type FastifyInstance } from "fastify";
 import type { Services } from "../runtime/services.ts";
+import { AppError } from "../util/errors.ts";
 import { createAuthentication } from "./authentication.ts";
 import { createBrowserGuard } from "./browserGuard.ts";
-import { AppError } from "../util/errors.ts";
 import { errorBody, installErrorHandlers } from "./errors.ts";
 import { registerRoutes } from "./registerRoutes.ts";
 import type { RouteSpec } from "./route.ts";
 import { authRoutes } from "./routes/auth.ts";
+import { doctorRoutes } from "./routes/doctor.ts";
 import { eventRoutes } from "./routes/events.ts";
 import { systemRoutes } from "./routes/system.ts";
 import { vaultRoutes } from "./routes/vault.ts";
@@ -20,6 +21,7 @@ export function allRoutes(services: Services): RouteSpec[] {
     ...authRoutes(services),
     ...eventRoutes(services),
     ...vaultRoutes(services),
+    ...doctorRoutes(services),
   );
   return routes;
 }
@@ -62,7 +64,12 @@ export function buildApp(services: Services): FastifyInstance {
   });
   app.addHook("onResponse", async (request, reply) => {
     if (services.logger.enabled("debug")) {
-      services.logger.debug("http", { method: request.method, url: request.url.split("?")[0], status: reply.statusCode, ms: Math.round(reply.elapsedTime) });
+      services.logger.debug("http", {
+        method: request.method,
+        url: request.url.split("?")[0],
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime),
+      });
     }
   });
   app.addHook("preClose", async () => {

@@ -26,7 +26,10 @@ export function createAuthentication(token: string, sessions: WebSessions) {
     }
     const cookie = readCookie(request.headers.cookie, SESSION_COOKIE);
     if (cookie !== undefined && sessions.isValid(cookie)) return;
-    throw new AppError("unauthorized", "authentication required: send Authorization: Bearer <token> or log in with `assistant open`");
+    throw new AppError(
+      "unauthorized",
+      "authentication required: send Authorization: Bearer <token> or log in with `assistant open`",
+    );
   };
 }
 

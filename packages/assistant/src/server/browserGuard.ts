@@ -11,7 +11,8 @@ export function createBrowserGuard(settings: DaemonSettings, port: () => number)
   const names = new Set(["localhost", "127.0.0.1", "::1", ...settings.allowedHosts]);
   if (settings.bind === "0.0.0.0" || settings.bind === "::") {
     // Listening on every interface: LAN clients (the companion) address the daemon by this machine's addresses.
-    for (const list of Object.values(networkInterfaces())) for (const nic of list ?? []) names.add(nic.address.toLowerCase());
+    for (const list of Object.values(networkInterfaces()))
+      for (const nic of list ?? []) names.add(nic.address.toLowerCase());
   } else {
     names.add(settings.bind.toLowerCase());
   }
@@ -31,7 +32,11 @@ export function createBrowserGuard(settings: DaemonSettings, port: () => number)
       throw new AppError("forbidden", "cross-site request refused (bad Origin)");
     }
     const originPort = Number(url.port || (url.protocol === "https:" ? 443 : 80));
-    if (!["http:", "https:"].includes(url.protocol) || !names.has(hostName(url.host) ?? "") || !allowedPorts.has(originPort)) {
+    if (
+      !["http:", "https:"].includes(url.protocol) ||
+      !names.has(hostName(url.host) ?? "") ||
+      !allowedPorts.has(originPort)
+    ) {
       throw new AppError("forbidden", "cross-site request refused: Origin is not this daemon or its Studio");
     }
   };

@@ -19,7 +19,9 @@ function fromFastify(error: FastifyError, maxBodyBytes: number): AppError | unde
     case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
       return new AppError("unsupported_media_type", "send the request body as application/json");
     case "FST_ERR_CTP_EMPTY_JSON_BODY":
-      return new AppError("invalid_request", "the request says it carries JSON but the body is empty", { field: "body" });
+      return new AppError("invalid_request", "the request says it carries JSON but the body is empty", {
+        field: "body",
+      });
     case "FST_ERR_CTP_INVALID_JSON_BODY":
       return new AppError("invalid_request", "request body is not valid JSON", { field: "body" });
     case "FST_ERR_CTP_INVALID_CONTENT_LENGTH":
@@ -29,7 +31,8 @@ function fromFastify(error: FastifyError, maxBodyBytes: number): AppError | unde
     return new AppError("invalid_request", "request body is not valid JSON", { field: "body" });
   }
   if (error.statusCode === 413) return new AppError("payload_too_large", "request body is too large");
-  if (error.statusCode === 415) return new AppError("unsupported_media_type", "send the request body as application/json");
+  if (error.statusCode === 415)
+    return new AppError("unsupported_media_type", "send the request body as application/json");
   if (error.statusCode === 429) return new AppError("rate_limited", "too many requests; retry later");
   return undefined;
 }
@@ -39,13 +42,20 @@ export function installErrorHandlers(app: FastifyInstance, logger: Logger, maxBo
     const known = isAppError(error) ? error : fromFastify(error, maxBodyBytes);
     if (!known) {
       // The stack goes to the log only; the client gets a generic message.
-      logger.error("unhandled error", { method: request.method, url: request.url, error: error.message, stack: error.stack });
+      logger.error("unhandled error", {
+        method: request.method,
+        url: request.url,
+        error: error.message,
+        stack: error.stack,
+      });
       return reply.status(500).send(errorBody(new AppError("internal", "internal error; see the daemon log")));
     }
     if (known.code === "rate_limited" && !reply.getHeader("retry-after")) reply.header("retry-after", "60");
     return reply.status(known.status).send(errorBody(known));
   });
   app.setNotFoundHandler((request, reply) => {
-    reply.status(404).send(errorBody(new AppError("not_found", `no route ${request.method} ${request.url.split("?")[0]}`)));
+    reply
+      .status(404)
+      .send(errorBody(new AppError("not_found", `no route ${request.method} ${request.url.split("?")[0]}`)));
   });
 }

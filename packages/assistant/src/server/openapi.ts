@@ -23,7 +23,12 @@ export function buildOpenApi(routes: RouteSpec[]): Record<string, unknown> {
       if (!schema) continue;
       const json = jsonSchema(schema, "input") as { properties?: Record<string, unknown>; required?: string[] };
       for (const [name, property] of Object.entries(json.properties ?? {})) {
-        parameters.push({ name, in: where, required: where === "path" || (json.required ?? []).includes(name), schema: property });
+        parameters.push({
+          name,
+          in: where,
+          required: where === "path" || (json.required ?? []).includes(name),
+          schema: property,
+        });
       }
     }
     const auth = route.auth ?? "token";
@@ -32,7 +37,14 @@ export function buildOpenApi(routes: RouteSpec[]): Record<string, unknown> {
       summary: route.summary,
       tags: [route.tag],
       ...(parameters.length > 0 ? { parameters } : {}),
-      ...(route.body ? { requestBody: { required: true, content: { "application/json": { schema: jsonSchema(route.body, "input") } } } } : {}),
+      ...(route.body
+        ? {
+            requestBody: {
+              required: true,
+              content: { "application/json": { schema: jsonSchema(route.body, "input") } },
+            },
+          }
+        : {}),
       responses: {
         [success]: {
           description: "success",
@@ -40,7 +52,10 @@ export function buildOpenApi(routes: RouteSpec[]): Record<string, unknown> {
             ? { [route.raw.contentType]: {} }
             : { "application/json": { schema: route.response ? jsonSchema(route.response, "output") : {} } },
         },
-        default: { description: "error", content: { "application/json": { schema: jsonSchema(errorSchema, "output") } } },
+        default: {
+          description: "error",
+          content: { "application/json": { schema: jsonSchema(errorSchema, "output") } },
+        },
       },
       security: auth === "token" ? [{ bearer: [] }, { session: [] }] : [],
     };

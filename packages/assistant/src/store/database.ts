@@ -37,7 +37,10 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
   } catch (error) {
     db.close();
     if (error instanceof AppError) throw error;
-    throw new AppError("internal", `the database ${file} is unreadable (${(error as Error).message}); run \`assistant doctor\``);
+    throw new AppError(
+      "internal",
+      `the database ${file} is unreadable (${(error as Error).message}); run \`assistant doctor\``,
+    );
   }
   return db;
 }
@@ -73,7 +76,11 @@ export function checkIntegrity(file: string): IntegrityReport {
     db.pragma("busy_timeout = 5000");
     const rows = db.pragma("integrity_check") as Array<{ integrity_check: string }>;
     const problems = rows.map((r) => r.integrity_check).filter((r) => r !== "ok");
-    return { ok: problems.length === 0, schemaVersion: db.pragma("user_version", { simple: true }) as number, problems };
+    return {
+      ok: problems.length === 0,
+      schemaVersion: db.pragma("user_version", { simple: true }) as number,
+      problems,
+    };
   } finally {
     db.close();
   }

@@ -65,6 +65,7 @@ export interface RawResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   body: string;
+  // biome-ignore lint/suspicious/noExplicitAny: tests inspect response bodies loosely
   json<T = any>(): T;
 }
 

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { AssistantClient } from "@assistant/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { raw, startDaemon, type TestDaemon } from "../helpers/daemon.ts";
+import { type RawResponse, raw, startDaemon, type TestDaemon } from "../helpers/daemon.ts";
 
 let daemon: TestDaemon;
 let auth: Record<string, string>;
@@ -15,7 +15,7 @@ afterAll(async () => {
   expect(await daemon.stop()).toBe(0);
 });
 
-function expectError(res: { status: number; json(): any }, status: number, code: string) {
+function expectError(res: RawResponse, status: number, code: string) {
   expect(res.status).toBe(status);
   const body = res.json();
   expect(body.error.code).toBe(code);
@@ -53,7 +53,11 @@ describe("authentication", () => {
 
   it("refuses a wrong token, including one that is a prefix of the real one", async () => {
     for (const token of ["nope", daemon.token.slice(0, 32), `${daemon.token}x`]) {
-      expectError(await raw(`${daemon.url}/api/status`, { headers: { authorization: `Bearer ${token}` } }), 401, "unauthorized");
+      expectError(
+        await raw(`${daemon.url}/api/status`, { headers: { authorization: `Bearer ${token}` } }),
+        401,
+        "unauthorized",
+      );
     }
   });
 
@@ -89,14 +93,22 @@ describe("authentication", () => {
     const wrong = await raw(`${daemon.url}/login?code=forged`);
     expect(wrong.status).toBe(401);
     expect(wrong.headers["set-cookie"]).toBeUndefined();
-    expectError(await raw(`${daemon.url}/api/status`, { headers: { cookie: "assistant_session=forged" } }), 401, "unauthorized");
+    expectError(
+      await raw(`${daemon.url}/api/status`, { headers: { cookie: "assistant_session=forged" } }),
+      401,
+      "unauthorized",
+    );
   });
 });
 
 describe("browser guard", () => {
   it("refuses a foreign Host (DNS rebinding)", async () => {
     expectError(await raw(`${daemon.url}/api/health`, { headers: { host: "evil.example:3876" } }), 403, "forbidden");
-    expectError(await raw(`${daemon.url}/api/status`, { headers: { ...auth, host: "attacker.test" } }), 403, "forbidden");
+    expectError(
+      await raw(`${daemon.url}/api/status`, { headers: { ...auth, host: "attacker.test" } }),
+      403,
+      "forbidden",
+    );
   });
 
   it("accepts localhost names", async () => {
@@ -109,7 +121,11 @@ describe("browser guard", () => {
     for (const origin of ["https://evil.example", "null", `http://127.0.0.1:${daemon.port + 1}`, "file://"]) {
       expectError(await raw(`${daemon.url}/api/status`, { headers: { ...auth, origin } }), 403, "forbidden");
     }
-    for (const origin of [`http://127.0.0.1:${daemon.port}`, `http://localhost:${daemon.port}`, "http://localhost:5178"]) {
+    for (const origin of [
+      `http://127.0.0.1:${daemon.port}`,
+      `http://localhost:${daemon.port}`,
+      "http://localhost:5178",
+    ]) {
       expect((await raw(`${daemon.url}/api/status`, { headers: { ...auth, origin } })).status).toBe(200);
     }
   });
@@ -136,7 +152,11 @@ describe("request validation", () => {
   });
 
   it("refuses non-JSON media types", async () => {
-    expectError(await put("key=a", { "content-type": "application/x-www-form-urlencoded" }), 415, "unsupported_media_type");
+    expectError(
+      await put("key=a", { "content-type": "application/x-www-form-urlencoded" }),
+      415,
+      "unsupported_media_type",
+    );
     expectError(await put("hello", { "content-type": "text/plain" }), 415, "unsupported_media_type");
   });
 
@@ -213,7 +233,11 @@ describe("events", () => {
     const firstId = seen[0]!.id;
     const replay: string[] = [];
     const controller2 = new AbortController();
-    for await (const event of client.events({ lastEventId: firstId, kinds: ["vault_updated"], signal: controller2.signal })) {
+    for await (const event of client.events({
+      lastEventId: firstId,
+      kinds: ["vault_updated"],
+      signal: controller2.signal,
+    })) {
       replay.push(event.id);
       if (event.id === live!.id) break;
     }
@@ -246,7 +270,9 @@ describe("malformed HTTP", () => {
   it("answers broken request framing with the JSON error shape", async () => {
     const { connect } = await import("node:net");
     const answer = await new Promise<string>((resolve, reject) => {
-      const socket = connect(daemon.port, "127.0.0.1", () => socket.write("GARBAGE / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"));
+      const socket = connect(daemon.port, "127.0.0.1", () =>
+        socket.write("GARBAGE / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"),
+      );
       let data = "";
       socket.on("data", (d) => (data += d));
       socket.on("end", () => resolve(data));

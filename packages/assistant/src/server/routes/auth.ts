@@ -33,7 +33,11 @@ export function authRoutes(services: Services): RouteSpec[] {
       raw: { contentType: "text/html" },
       handler: ({ query }, _request, reply) => {
         if (!services.loginCodes.consume(query.code)) {
-          return reply.status(401).type("text/html; charset=utf-8").header("cache-control", "no-store").send(EXPIRED_PAGE);
+          return reply
+            .status(401)
+            .type("text/html; charset=utf-8")
+            .header("cache-control", "no-store")
+            .send(EXPIRED_PAGE);
         }
         const session = services.webSessions.create();
         return reply

@@ -13,7 +13,10 @@ const kindsParam = z
     const kinds = value.split(",").map((k) => k.trim());
     const unknown = kinds.filter((k) => !isEventKind(k));
     if (unknown.length > 0) {
-      ctx.addIssue({ code: "custom", message: `unknown event kind ${unknown.join(", ")}; known: ${Object.keys(EVENT_KINDS).join(", ")}` });
+      ctx.addIssue({
+        code: "custom",
+        message: `unknown event kind ${unknown.join(", ")}; known: ${Object.keys(EVENT_KINDS).join(", ")}`,
+      });
       return z.NEVER;
     }
     return kinds as EventKind[];

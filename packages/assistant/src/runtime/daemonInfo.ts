@@ -20,7 +20,8 @@ export function readDaemonInfo(file: string): DaemonInfo | undefined {
   if (!existsSync(file)) return undefined;
   try {
     const value = JSON.parse(readFileSync(file, "utf8")) as Partial<DaemonInfo>;
-    if (typeof value.pid !== "number" || typeof value.port !== "number" || typeof value.bind !== "string") return undefined;
+    if (typeof value.pid !== "number" || typeof value.port !== "number" || typeof value.bind !== "string")
+      return undefined;
     return value as DaemonInfo;
   } catch {
     return undefined; // a torn or foreign file is treated as "no daemon"; the live checks decide
@@ -32,11 +33,17 @@ export function removeDaemonInfo(file: string, pid: number): void {
   if (readDaemonInfo(file)?.pid === pid) rmSync(file, { force: true });
 }
 
+/** Whether `pid` is a live process. A zombie (exited, not yet reaped) counts as gone. */
 export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
+    if ((error as NodeJS.ErrnoException).code !== "EPERM") return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
+  } catch {
+    return true; // no /proc (macOS, Windows): trust kill 0
   }
 }
