@@ -8,7 +8,7 @@ import { root } from "./toolchain.mjs";
 const bin = (name) => join(root, "node_modules", ".bin", name);
 const steps = [
   ["types", bin("tsc"), ["--noEmit", "-p", "tsconfig.json"]],
-  ["lint", bin("biome"), ["check", "."]],
+  ["lint", bin("biome"), ["check", "--error-on-warnings", "."]],
   ["dependencies", bin("depcruise"), ["--config", ".dependency-cruiser.cjs", "packages"]],
 ];
 for (const [name, cmd, args] of steps) {

@@ -1,8 +1,9 @@
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { AssistantClient } from "@assistant/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RawResponse, raw, startDaemon, type TestDaemon } from "../helpers/daemon.ts";
+import { allFiles } from "../helpers/files.ts";
 
 let daemon: TestDaemon;
 let auth: Record<string, string>;
@@ -192,15 +193,7 @@ describe("vault over HTTP", () => {
   });
 
   it("never writes a secret value in plaintext under the data dir (logs at trace level included)", () => {
-    const files: string[] = [];
-    const walk = (dir: string) => {
-      for (const entry of readdirSync(dir, { withFileTypes: true })) {
-        const path = join(dir, entry.name);
-        if (entry.isDirectory()) walk(path);
-        else files.push(path);
-      }
-    };
-    walk(daemon.dataDir);
+    const files = allFiles(daemon.dataDir);
     expect(files.some((f) => f.endsWith("daemon.log"))).toBe(true);
     for (const file of files) expect(readFileSync(file).includes(canary), file).toBe(false);
   });

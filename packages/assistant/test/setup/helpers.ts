@@ -1,11 +1,13 @@
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { DoctorCheck } from "@assistant/client";
 import { afterAll } from "vitest";
 import { parse } from "yaml";
 import { cliBin } from "../helpers/daemon.ts";
+import { allFiles } from "../helpers/files.ts";
 
 // The setup tests drive the real `assistant` CLI as a child process, the way a person (or a script) would, each
 // against its own fresh data directory.
@@ -103,23 +105,10 @@ export function modeOf(path: string): number {
 
 /** Every file below `dir` with its text, to look for anything secret. */
 export function allFileTexts(dir: string): Array<{ path: string; text: string }> {
-  const out: Array<{ path: string; text: string }> = [];
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...allFileTexts(path));
-    else out.push({ path, text: readFileSync(path, "latin1") });
-  }
-  return out;
+  return allFiles(dir).map((path) => ({ path, text: readFileSync(path, "latin1") }));
 }
 
-export interface Check {
-  id: string;
-  title: string;
-  status: "ok" | "warn" | "fail";
-  detail: string;
-  fix?: string;
-  fixable: boolean;
-}
+export type Check = DoctorCheck;
 
 export function checkById(checks: Check[], id: string): Check {
   const check = checks.find((c) => c.id === id);

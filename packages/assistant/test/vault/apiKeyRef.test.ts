@@ -1,21 +1,10 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { AppError } from "../../src/util/errors.ts";
 import { redact } from "../../src/util/redact.ts";
 import { resolveApiKeyRef } from "../../src/vault/apiKeyRef.ts";
 import { MASTER_KEY_ENV } from "../../src/vault/keySource.ts";
-import { removeTempDirs, tempPaths, vaultAt } from "./helpers.ts";
+import { errorOf, removeTempDirs, tempPaths, vaultAt } from "./helpers.ts";
 
 afterEach(removeTempDirs);
-
-function errorOf(fn: () => unknown): AppError {
-  try {
-    fn();
-  } catch (error) {
-    expect(error).toBeInstanceOf(AppError);
-    return error as AppError;
-  }
-  throw new Error("expected an error");
-}
 
 describe("resolveApiKeyRef", () => {
   it("reads vault://<name> from the vault", () => {

@@ -1,7 +1,9 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { expect } from "vitest";
 import { type DataPaths, dataPaths } from "../../src/config/paths.ts";
+import { AppError } from "../../src/util/errors.ts";
 import { Vault, type VaultOptions } from "../../src/vault/vault.ts";
 
 // Shared by the vault tests: a fresh data directory per test, and a walk over every file in it.
@@ -23,14 +25,17 @@ export function vaultAt(paths: DataPaths, env: NodeJS.ProcessEnv = {}, extra: Pa
   return new Vault({ paths, env, ...extra });
 }
 
-export function allFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...allFiles(path));
-    else out.push(path);
+export { allFiles } from "../helpers/files.ts";
+
+/** The AppError `fn` throws (fails the test when it throws something else or nothing). */
+export function errorOf(fn: () => unknown): AppError {
+  try {
+    fn();
+  } catch (error) {
+    expect(error).toBeInstanceOf(AppError);
+    return error as AppError;
   }
-  return out;
+  throw new Error("expected an error");
 }
 
 export interface VaultJson {

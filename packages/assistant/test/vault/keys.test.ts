@@ -1,22 +1,11 @@
 import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
-import { AppError } from "../../src/util/errors.ts";
 import { keyFileModeOk, keySourceKind, MASTER_KEY_ENV } from "../../src/vault/keySource.ts";
-import { allFiles, readVaultJson, removeTempDirs, tempPaths, vaultAt } from "./helpers.ts";
+import { allFiles, errorOf, readVaultJson, removeTempDirs, tempPaths, vaultAt } from "./helpers.ts";
 
 afterEach(removeTempDirs);
 
 const master = (key: string) => ({ [MASTER_KEY_ENV]: key });
-
-function errorOf(fn: () => unknown): AppError {
-  try {
-    fn();
-  } catch (error) {
-    expect(error).toBeInstanceOf(AppError);
-    return error as AppError;
-  }
-  throw new Error("expected an error");
-}
 
 describe("key sources", () => {
   it("uses vault.key when no master key is set, and the master key through scrypt when it is", () => {

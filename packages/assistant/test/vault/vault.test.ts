@@ -1,21 +1,10 @@
 import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
-import { AppError } from "../../src/util/errors.ts";
 import { redact } from "../../src/util/redact.ts";
 import { MAX_VALUE_BYTES } from "../../src/vault/validate.ts";
-import { modeOf, readVaultJson, removeTempDirs, tempPaths, vaultAt } from "./helpers.ts";
+import { errorOf, modeOf, readVaultJson, removeTempDirs, tempPaths, vaultAt } from "./helpers.ts";
 
 afterEach(removeTempDirs);
-
-function errorOf(fn: () => unknown): AppError {
-  try {
-    fn();
-  } catch (error) {
-    expect(error).toBeInstanceOf(AppError);
-    return error as AppError;
-  }
-  throw new Error("expected an error");
-}
 
 describe("Vault basics", () => {
   it("round-trips values, including multi-line ones", () => {
