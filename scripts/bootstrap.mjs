@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // Installs what the project needs on a fresh machine, idempotently and quickly when nothing changed:
 // 1. Node 22 from the npm registry into toolchain/ when the machine's Node is older than 22.18;
-// 2. the workspace dependencies with `npm ci`, run by that Node so native addons match its ABI.
+// 2. the workspace dependencies, installed by that Node so native addons match its ABI. `npm install` rather than
+//    `npm ci`: registries that lack some other platform's optional binaries (e.g. Biome for win32) make the
+//    lockfile omit them, which `npm ci` rejects while `npm install` installs exactly the locked tree.
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";

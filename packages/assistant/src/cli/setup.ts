@@ -92,7 +92,7 @@ async function askInitQuestions(ctx: CliContext): Promise<Partial<InitAnswers>> 
     ctx.stdout.write(
       [
         "Which model answers your chats?",
-        "  1) embedded      a local model inside the assistant: no account, no cloud call (downloaded on first use)",
+        "  1) embedded      a local model inside the assistant: no account, no cloud call",
         "  2) local_server  a local model server you run (Ollama-compatible)",
         "  3) cloud_a       a cloud provider; its key goes into the encrypted vault, never into a file",
         "  4) cloud_b       another cloud provider; same as above",

@@ -46,7 +46,7 @@ export function checkEmbeddedModel(ctx: CheckContext): CheckResult {
       "fail",
       `ASSISTANT_EMBEDDED_MODEL_PATH names ${configured}, which ${problem}`,
       {
-        fix: "point ASSISTANT_EMBEDDED_MODEL_PATH at a GGUF file, or unset it so the catalogue model is downloaded",
+        fix: "point ASSISTANT_EMBEDDED_MODEL_PATH at a GGUF file",
         fixable: false,
       },
     );
@@ -61,9 +61,9 @@ export function checkEmbeddedModel(ctx: CheckContext): CheckResult {
     "embedded.model",
     title,
     "warn",
-    `no GGUF model in ${dirs.join(" or ")}: the embedded model (${model}) will be downloaded on first use`,
+    `no GGUF model in ${dirs.join(" or ")} for the embedded model (${model})`,
     {
-      fix: "download it now with `assistant config models embedded-download`, or set ASSISTANT_EMBEDDED_MODEL_PATH to a GGUF file",
+      fix: `place a GGUF file in ${dirs.at(-1)}, or set ASSISTANT_EMBEDDED_MODEL_PATH to one`,
       fixable: false,
     },
   );

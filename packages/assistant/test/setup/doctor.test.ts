@@ -86,7 +86,7 @@ describe("assistant doctor on an empty data directory", () => {
       });
     expect(check("embedded.model")).toMatchObject({
       status: "warn",
-      detail: expect.stringMatching(/downloaded on first use/),
+      detail: expect.stringMatching(/^no GGUF model in .* for the embedded model \(qwen3_0_6b\)$/),
     });
   });
 });
