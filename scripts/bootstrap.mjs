@@ -42,11 +42,9 @@ if (!isModern()) {
 
 const node = node22();
 const stamp = join(root, "node_modules", ".bootstrap-stamp");
-const hash = `${digest(join(root, "package-lock.json"))}:${node}`;
-if (!upToDate(stamp, hash)) {
-  console.log(
-    "bootstrap: installing dependencies (native addons compile on first install; this can take a few minutes) ...",
-  );
-  run(["ci", ...quiet], { cwd: root, env: envFor(node) });
-  writeFileSync(stamp, hash);
+const lockState = () => `${digest(join(root, "package-lock.json"))}:${digest(join(root, "package.json"))}:${node}`;
+if (!existsSync(join(root, "node_modules")) || !upToDate(stamp, lockState())) {
+  console.log("bootstrap: installing dependencies ...");
+  run(["install", ...quiet], { cwd: root, env: envFor(node) });
+  writeFileSync(stamp, lockState());
 }
