@@ -5,8 +5,12 @@ import { type CliContext, output, readStdin } from "./context.ts";
 // same Vault service the daemon uses. The service is imported inside each action to keep CLI start-up light.
 
 async function openVault(ctx: CliContext) {
-  const { Vault } = await import("../vault/vault.ts");
-  return new Vault({ paths: ctx.paths, env: ctx.env });
+  const [{ Vault }, { effectiveEnv }] = await Promise.all([
+    import("../vault/vault.ts"),
+    import("../config/envFile.ts"),
+  ]);
+  // Same key-source settings as the daemon (ASSISTANT_VAULT_KEYRING may be set in assistant.env).
+  return new Vault({ paths: ctx.paths, env: effectiveEnv(ctx.paths, ctx.env) });
 }
 
 export function registerVaultCommands(program: Command, ctx: CliContext): void {

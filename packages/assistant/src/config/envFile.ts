@@ -124,3 +124,16 @@ export function applyEnvFiles(paths: DataPaths, env: NodeJS.ProcessEnv = process
 export function looksLikeSecret(key: string): boolean {
   return /(API_KEY|_TOKEN|SECRET|PASSWORD|MASTER_KEY|PRIVATE_KEY)$/i.test(key);
 }
+
+/**
+ * The environment the daemon runs with: the env files of the data dir, the process environment winning.
+ * Lenient: a malformed env file is reported by `doctor` and `config validate`, so callers still run.
+ */
+export function effectiveEnv(paths: DataPaths, env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  try {
+    const fromFiles = Object.fromEntries([...readEnvFiles(paths)].map(([key, { value }]) => [key, value]));
+    return { ...fromFiles, ...env };
+  } catch {
+    return env;
+  }
+}

@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync } from "node:fs";
 import { connect } from "node:net";
 import { AssistantClient, type Health } from "@assistant/client";
-import { applyEnvFiles } from "../config/envFile.ts";
+import { effectiveEnv } from "../config/envFile.ts";
 import type { DataPaths } from "../config/paths.ts";
 import { readSettings } from "../config/settings.ts";
 import { type DaemonInfo, processAlive, readDaemonInfo } from "../runtime/daemonInfo.ts";
@@ -35,18 +35,11 @@ export function urlFor(bind: string, port: number): string {
   return `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
 }
 
-/** Settings as the daemon will see them: the env files apply under the process environment. */
-function settingsFor(paths: DataPaths, env: NodeJS.ProcessEnv) {
-  const merged = { ...env };
-  applyEnvFiles(paths, merged);
-  return readSettings(merged);
-}
-
 /** The running daemon's URL from daemon.json, else where ASSISTANT_BIND/ASSISTANT_PORT say it would listen. */
 export function daemonUrl(paths: DataPaths, env: NodeJS.ProcessEnv): string {
   const info = readDaemonInfo(paths.daemonInfo);
   if (info && processAlive(info.pid)) return urlFor(info.bind, info.port);
-  const settings = settingsFor(paths, env);
+  const settings = readSettings(effectiveEnv(paths, env));
   return urlFor(settings.bind, settings.port);
 }
 
@@ -145,7 +138,7 @@ export async function startBackground(paths: DataPaths, env: NodeJS.ProcessEnv):
       `a supervisor (pid ${probe.supervisorPid}) is already restarting the daemon of ${paths.dataDir}; wait for it (\`assistant status\`) or run \`assistant stop\``,
     );
   }
-  settingsFor(paths, env); // an invalid ASSISTANT_PORT/BIND is reported here, before anything is spawned
+  readSettings(effectiveEnv(paths, env)); // an invalid ASSISTANT_PORT/BIND is reported here, before anything is spawned
 
   let logFd: number;
   try {

@@ -1,23 +1,47 @@
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { readdirSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
-import { describeKeySource, MASTER_KEY_ENV } from "../vault/keySource.ts";
+import { describeKeySource, KEYRING_SERVICE, MASTER_KEY_ENV } from "../vault/keySource.ts";
+import { openVault } from "../vault/vault.ts";
+import { readVaultFile, type VaultDocument } from "../vault/vaultFile.ts";
 import { type CheckContext, type CheckResult, FIX_COMMAND, result } from "./types.ts";
 
 // Secrets at rest: which key protects the vault, and whether the files holding secrets are private to this user.
 
 export function checkVaultKey(ctx: CheckContext): CheckResult {
   const { vaultFile, vaultKey } = ctx.paths;
-  const report = describeKeySource(ctx.env, vaultKey);
+  const id = "vault.key_source";
   const title = "vault key";
-  if (report.source === "master_key") return result("vault.key_source", title, "ok", `protected by ${MASTER_KEY_ENV}`);
-  if (!existsSync(vaultFile) && !report.key_file_exists) {
-    return result("vault.key_source", title, "ok", "no secrets stored yet");
+  let report: ReturnType<typeof describeKeySource>;
+  let doc: VaultDocument | undefined;
+  try {
+    report = describeKeySource(ctx.env, vaultKey);
+    doc = readVaultFile(vaultFile);
+  } catch (error) {
+    // An unreadable or damaged vault.json, or an invalid ASSISTANT_VAULT_KEYRING.
+    return result(id, title, "fail", error instanceof Error ? error.message : String(error));
   }
+  if (doc?.key_source === "keyring") {
+    // The one source doctor opens: whether the entry is there and reachable is exactly what can go wrong.
+    const status = openVault(ctx.paths, ctx.env).status();
+    if (status.key_ok) return result(id, title, "ok", `protected by the OS keyring (service "${KEYRING_SERVICE}")`);
+    return result(id, title, "fail", status.key_problem ?? "the OS keyring does not open the vault", {
+      fix: "run the assistant in the login session whose keyring holds the vault key",
+      fixable: false,
+    });
+  }
+  if (report.source === "master_key") return result(id, title, "ok", `protected by ${MASTER_KEY_ENV}`);
+  if (!doc && !report.key_file_exists) {
+    const next = report.source === "keyring" ? "; a new vault's key goes into the OS keyring" : "";
+    return result(id, title, "ok", `no secrets stored yet${next}`);
+  }
+  const why = doc?.keyring_fallback
+    ? ` (the OS keyring was wanted but not used when the vault was created: ${doc.keyring_fallback})`
+    : "";
   return result(
-    "vault.key_source",
+    id,
     title,
     "warn",
-    `the vault is unlocked by ${basename(vaultKey)}, stored next to it: anyone who copies the data directory can read your secrets`,
+    `the vault is unlocked by ${basename(vaultKey)}, stored next to it: anyone who copies the data directory can read your secrets${why}`,
     { fix: `set ${MASTER_KEY_ENV} to a passphrase in the daemon's environment (not in assistant.env)`, fixable: false },
   );
 }

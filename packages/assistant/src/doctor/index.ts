@@ -3,5 +3,5 @@
 export { adviceFor } from "./advice.ts";
 export { applyFixes, type FixChange, type FixReport } from "./fix.ts";
 export { formatChecks, formatFixes } from "./format.ts";
-export { effectiveEnv, runChecks, worstStatus } from "./runChecks.ts";
+export { runChecks, worstStatus } from "./runChecks.ts";
 export type { CheckResult, CheckStatus, DaemonSelf } from "./types.ts";

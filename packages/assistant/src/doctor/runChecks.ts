@@ -1,4 +1,4 @@
-import { readEnvFiles } from "../config/envFile.ts";
+import { effectiveEnv } from "../config/envFile.ts";
 import type { DataPaths } from "../config/paths.ts";
 import { checkConfigFiles, checkSettings } from "./checkConfig.ts";
 import { checkDataDir } from "./checkDataDir.ts";
@@ -40,16 +40,6 @@ export async function runChecks(
   if (port) results.push(port);
   results.push(checkEmbeddedRuntime(), checkEmbeddedModel(ctx));
   return results;
-}
-
-/** The environment the daemon would run with: the env files of the data dir, with the process environment winning. */
-export function effectiveEnv(paths: DataPaths, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  try {
-    const fromFiles = Object.fromEntries([...readEnvFiles(paths)].map(([key, { value }]) => [key, value]));
-    return { ...fromFiles, ...env };
-  } catch {
-    return env; // a malformed env file is reported by the config check
-  }
 }
 
 export function worstStatus(results: CheckResult[]): "ok" | "warn" | "fail" {

@@ -18,6 +18,8 @@ export interface SecretEntry extends Sealed {
 export interface VaultDocument {
   key_source: KeySourceKind;
   kdf?: KdfParams;
+  /** Why a key_file vault is not in the OS keyring although the keyring was wanted when it was created. */
+  keyring_fallback?: string;
   /** A known plaintext sealed with the key, so a wrong key is detected before anything is read or written. */
   key_check: Sealed;
   /** A Map, not an object: names such as `__proto__` are valid and must stay plain data. */
@@ -43,6 +45,7 @@ export function writeVaultFile(path: string, doc: VaultDocument): void {
     version: VERSION,
     key_source: doc.key_source,
     ...(doc.kdf ? { kdf: doc.kdf } : {}),
+    ...(doc.keyring_fallback !== undefined ? { keyring_fallback: doc.keyring_fallback } : {}),
     key_check: doc.key_check,
     secrets: Object.fromEntries(secrets), // defines own properties, so `__proto__` survives as a key
   };
@@ -63,8 +66,8 @@ export function parseVault(text: string, file: string): VaultDocument {
   if (raw.format !== FORMAT) return fail("format", `expected "${FORMAT}"`);
   if (raw.version !== VERSION) return fail("version", `unsupported version (this assistant reads version ${VERSION})`);
   const keySource = raw.key_source;
-  if (keySource !== "master_key" && keySource !== "key_file")
-    return fail("key_source", 'expected "master_key" or "key_file"');
+  if (keySource !== "master_key" && keySource !== "key_file" && keySource !== "keyring")
+    return fail("key_source", 'expected "master_key", "key_file" or "keyring"');
   let kdf: KdfParams | undefined;
   if (keySource === "master_key") {
     const reason = kdfProblem(raw.kdf);
@@ -72,6 +75,9 @@ export function parseVault(text: string, file: string): VaultDocument {
     const { salt, N, r, p } = raw.kdf as KdfParams;
     kdf = { name: "scrypt", salt, N, r, p };
   }
+  const fallback = raw.keyring_fallback;
+  if (fallback !== undefined && (typeof fallback !== "string" || keySource !== "key_file"))
+    return fail("keyring_fallback", "expected a string, and only with key_source key_file");
   if (!isSealed(raw.key_check)) return fail("key_check", "expected {iv, tag, data} in base64");
   if (!isObject(raw.secrets)) return fail("secrets", "expected an object");
   const secrets = new Map<string, SecretEntry>();
@@ -84,7 +90,13 @@ export function parseVault(text: string, file: string): VaultDocument {
     secrets.set(name, { iv, tag, data, updated_at });
   }
   const { iv, tag, data } = raw.key_check as Sealed;
-  return { key_source: keySource, ...(kdf ? { kdf } : {}), key_check: { iv, tag, data }, secrets };
+  return {
+    key_source: keySource,
+    ...(kdf ? { kdf } : {}),
+    ...(fallback !== undefined ? { keyring_fallback: fallback } : {}),
+    key_check: { iv, tag, data },
+    secrets,
+  };
 }
 
 function kdfProblem(value: unknown): string | undefined {

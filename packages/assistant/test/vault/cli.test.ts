@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { MASTER_KEY_ENV } from "../../src/vault/keySource.ts";
+import { KEYRING_ENV, MASTER_KEY_ENV } from "../../src/vault/keySource.ts";
 import { removeTempDirs, tempPaths } from "./helpers.ts";
 
 // The real CLI as a child process, as a user runs it (tests already run on Node 22).
@@ -14,6 +14,7 @@ const bin = fileURLToPath(new URL("../../bin/assistant.mjs", import.meta.url));
 function cli(dataDir: string, args: string[], options: { input?: string; env?: NodeJS.ProcessEnv } = {}) {
   const env: NodeJS.ProcessEnv = { ...process.env, ASSISTANT_DATA_DIR: dataDir };
   delete env[MASTER_KEY_ENV];
+  env[KEYRING_ENV] = "0"; // the key file on every platform (keyring.test.ts covers the keyring)
   Object.assign(env, options.env);
   const result = spawnSync(process.execPath, [bin, "vault", ...args], {
     env,

@@ -4,7 +4,7 @@ import { hostname } from "node:os";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { withFileLock } from "../../src/vault/fileLock.ts";
-import { MASTER_KEY_ENV } from "../../src/vault/keySource.ts";
+import { KEYRING_ENV, MASTER_KEY_ENV } from "../../src/vault/keySource.ts";
 import { removeTempDirs, tempPaths, vaultAt } from "./helpers.ts";
 
 afterEach(removeTempDirs);
@@ -40,6 +40,7 @@ describe("concurrent writers", () => {
       const paths = tempPaths();
       const env: NodeJS.ProcessEnv = { ...process.env };
       delete env[MASTER_KEY_ENV];
+      env[KEYRING_ENV] = "0";
       Object.assign(env, extra);
       const startAt = Date.now() + 1_000; // both children load first, then write at the same moment
       await Promise.all([

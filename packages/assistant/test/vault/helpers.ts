@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { expect } from "vitest";
 import { type DataPaths, dataPaths } from "../../src/config/paths.ts";
 import { AppError } from "../../src/util/errors.ts";
+import { KEYRING_ENV } from "../../src/vault/keySource.ts";
 import { Vault, type VaultOptions } from "../../src/vault/vault.ts";
 
 // Shared by the vault tests: a fresh data directory per test, and a walk over every file in it.
@@ -20,9 +21,12 @@ export function removeTempDirs(): void {
   for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
 }
 
-/** A vault using the key file (no master key in its environment) unless `env` says otherwise. */
+/**
+ * A vault using the key file (no master key, and the OS keyring off, so macOS and Windows behave as Linux) unless
+ * `env` says otherwise.
+ */
 export function vaultAt(paths: DataPaths, env: NodeJS.ProcessEnv = {}, extra: Partial<VaultOptions> = {}): Vault {
-  return new Vault({ paths, env, ...extra });
+  return new Vault({ paths, env: { [KEYRING_ENV]: "0", ...env }, ...extra });
 }
 
 export { allFiles } from "../helpers/files.ts";

@@ -9,8 +9,8 @@ const master = (key: string) => ({ [MASTER_KEY_ENV]: key });
 
 describe("key sources", () => {
   it("uses vault.key when no master key is set, and the master key through scrypt when it is", () => {
-    expect(keySourceKind({})).toBe("key_file");
-    expect(keySourceKind({ [MASTER_KEY_ENV]: "" })).toBe("key_file"); // empty counts as unset
+    expect(keySourceKind({}, "linux")).toBe("key_file");
+    expect(keySourceKind({ [MASTER_KEY_ENV]: "" }, "linux")).toBe("key_file"); // empty counts as unset
     expect(keySourceKind(master("x"))).toBe("master_key");
 
     const filePaths = tempPaths();
