@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // Installs what the project needs on a fresh machine, idempotently and quickly when nothing changed:
 // 1. Node 22 from the npm registry into toolchain/ when the machine's Node is older than 22.18;
-// 2. the workspace dependencies, installed by that Node so native addons match its ABI. `npm install` rather than
+// 2. with --test, the system packages some tests need (a Secret Service for the vault's keyring tests) through
+//    apt-get where it is available;
+// 3. the workspace dependencies, installed by that Node so native addons match its ABI. `npm install` rather than
 //    `npm ci`: registries that lack some other platform's optional binaries (e.g. Biome for win32) make the
 //    lockfile omit them, which `npm ci` rejects while `npm install` installs exactly the locked tree.
 import { spawnSync } from "node:child_process";
@@ -47,4 +49,35 @@ if (!existsSync(join(root, "node_modules")) || !upToDate(stamp, lockState())) {
   console.log("bootstrap: installing dependencies ...");
   run(["install", ...quiet], { cwd: root, env: envFor(node) });
   writeFileSync(stamp, lockState());
+}
+
+// System packages the test suite needs, by the command that proves each is there.
+const TEST_SYSTEM_PACKAGES = { "gnome-keyring-daemon": "gnome-keyring", "dbus-run-session": "dbus" };
+
+function has(command) {
+  return spawnSync("sh", ["-c", `command -v ${command}`], { stdio: "ignore" }).status === 0;
+}
+
+if (process.argv.includes("--test") && process.platform === "linux") {
+  const missing = Object.entries(TEST_SYSTEM_PACKAGES)
+    .filter(([command]) => !has(command))
+    .map(([, pkg]) => pkg);
+  if (missing.length > 0) {
+    const root = typeof process.getuid === "function" && process.getuid() === 0;
+    const sudo = root ? [] : has("sudo") ? ["sudo", "-n"] : null;
+    if (!has("apt-get") || sudo === null) {
+      console.error(`bootstrap: the tests need ${missing.join(" and ")}; install them with your package manager.`);
+      process.exit(1);
+    }
+    console.log(`bootstrap: installing ${missing.join(", ")} for the keyring tests (apt-get) ...`);
+    const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
+    for (const args of [["update", "-qq"], ["install", "-y", "-qq", "--no-install-recommends", ...missing]]) {
+      const [cmd, ...rest] = [...sudo, "apt-get", ...args];
+      const result = spawnSync(cmd, rest, { stdio: "inherit", env });
+      if (result.status !== 0) {
+        console.error(`bootstrap: apt-get ${args[0]} failed; install ${missing.join(" and ")} yourself, then run npm test again.`);
+        process.exit(1);
+      }
+    }
+  }
 }
