@@ -71,11 +71,16 @@ if (process.argv.includes("--test") && process.platform === "linux") {
     }
     console.log(`bootstrap: installing ${missing.join(", ")} for the keyring tests (apt-get) ...`);
     const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
-    for (const args of [["update", "-qq"], ["install", "-y", "-qq", "--no-install-recommends", ...missing]]) {
+    for (const args of [
+      ["update", "-qq"],
+      ["install", "-y", "-qq", "--no-install-recommends", ...missing],
+    ]) {
       const [cmd, ...rest] = [...sudo, "apt-get", ...args];
       const result = spawnSync(cmd, rest, { stdio: "inherit", env });
       if (result.status !== 0) {
-        console.error(`bootstrap: apt-get ${args[0]} failed; install ${missing.join(" and ")} yourself, then run npm test again.`);
+        console.error(
+          `bootstrap: apt-get ${args[0]} failed; install ${missing.join(" and ")} yourself, then run npm test again.`,
+        );
         process.exit(1);
       }
     }
