@@ -20,7 +20,7 @@ await build({
   platform: "node",
   format: "esm",
   target: "node22",
-  external: ["better-sqlite3", "@napi-rs/keyring"],
+  external: ["better-sqlite3", "@napi-rs/keyring", "node-llama-cpp", "@node-llama-cpp/*"],
   chunkNames: "chunks/[name]-[hash]",
   // Bundled CommonJS dependencies call require(); give the ESM output one.
   banner: {

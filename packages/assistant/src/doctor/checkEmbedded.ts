@@ -1,4 +1,17 @@
-import { closeSync, type Dirent, existsSync, openSync, readdirSync, readSync, statSync } from "node:fs";
+import { spawn } from "node:child_process";
+import {
+  closeSync,
+  type Dirent,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type CheckContext, type CheckResult, result } from "./types.ts";
 
@@ -9,23 +22,62 @@ import { type CheckContext, type CheckResult, result } from "./types.ts";
 export const RUNTIME_PACKAGE = "node-llama-cpp";
 const GGUF_MAGIC = "GGUF";
 
-export function checkEmbeddedRuntime(): CheckResult {
+const LOAD_TIMEOUT_MS = 30_000;
+
+// Loads the prebuilt llama.cpp binary in a child process: a broken native binary may abort the process that loads
+// it, and doctor must survive to report it. `build: "never"` so a check never starts a source build.
+const LOAD_SCRIPT = `
+const { getLlama, LlamaLogLevel } = await import(process.argv[2]);
+const llama = await getLlama({ build: "never", gpu: false, logLevel: LlamaLogLevel.error });
+process.stdout.write(JSON.stringify({ cpu: llama.cpuMathCores, release: llama.llamaCppRelease.release }));
+await llama.dispose();
+`;
+
+export async function checkEmbeddedRuntime(): Promise<CheckResult> {
   const title = "embedded runtime";
+  let where: string;
   try {
-    const where = import.meta.resolve(RUNTIME_PACKAGE);
-    return result("embedded.runtime", title, "ok", `${RUNTIME_PACKAGE} is installed (${where})`);
+    where = import.meta.resolve(RUNTIME_PACKAGE);
   } catch {
     return result(
       "embedded.runtime",
       title,
       "warn",
       `embedded runtime not installed (${RUNTIME_PACKAGE} cannot be found): chats use the other routes, and the built-in core answers last`,
-      {
-        fix: `run \`npm install\` in the project folder; if ${RUNTIME_PACKAGE} is still missing, this build does not include the embedded runtime yet`,
-        fixable: false,
-      },
+      { fix: "run `npm install` in the project folder", fixable: false },
     );
   }
+  // From a file, not `-e`: node-llama-cpp forks a binary test with this process's exec arguments.
+  const dir = mkdtempSync(join(tmpdir(), "assistant-doctor-"));
+  const script = join(dir, "load-llama.mjs");
+  writeFileSync(script, LOAD_SCRIPT);
+  const run = await runNode([script, where]).finally(() => rmSync(dir, { recursive: true, force: true }));
+  if (run.code === 0) {
+    const info = JSON.parse(run.stdout) as { cpu: number; release: string };
+    return result(
+      "embedded.runtime",
+      title,
+      "ok",
+      `llama.cpp ${info.release} loads (prebuilt, CPU, ${info.cpu} math cores)`,
+    );
+  }
+  const reason = run.stderr.trim().split("\n").slice(-3).join(" ") || `exit ${run.code}`;
+  return result("embedded.runtime", title, "warn", `${RUNTIME_PACKAGE} is installed but does not load: ${reason}`, {
+    fix: "reinstall with `npm install`; this platform may lack a prebuilt llama.cpp binary",
+    fixable: false,
+  });
+}
+
+function runNode(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"], timeout: LOAD_TIMEOUT_MS });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.on("data", (d) => (stderr += d));
+    child.on("error", (error) => resolve({ code: null, stdout, stderr: error.message }));
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
 }
 
 export function checkEmbeddedModel(ctx: CheckContext): CheckResult {

@@ -38,7 +38,7 @@ export async function runChecks(
   if (dataDir.status !== "fail") results.push(checkVaultKey(ctx), checkFileModes(ctx), checkStore(ctx));
   const port = await checkPort(ctx);
   if (port) results.push(port);
-  results.push(checkEmbeddedRuntime(), checkEmbeddedModel(ctx));
+  results.push(await checkEmbeddedRuntime(), checkEmbeddedModel(ctx));
   return results;
 }
 
