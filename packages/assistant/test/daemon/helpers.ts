@@ -1,13 +1,16 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { connect, createServer } from "node:net";
+import { connect } from "node:net";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
+
+import { cliBin } from "../helpers/daemon.ts";
+import { freePort } from "../helpers/system.ts";
+
+export { cliBin, freePort };
 
 // Drives the real `assistant` CLI as a user would, each test with its own data directory and port, and makes sure
 // no daemon or supervisor outlives the test.
-
-export const cliBin = join(resolve(import.meta.dirname, "..", ".."), "bin", "assistant.mjs");
 
 export interface CliResult {
   code: number | null;
@@ -36,18 +39,6 @@ export function tempDir(): string {
   const dir = mkdtempSync(join(tmpdir(), "assistant-daemon-test-"));
   tempDirs.push(dir);
   return dir;
-}
-
-/** A port nothing listens on right now: bind port 0, read it, release it. */
-export function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => resolvePort(typeof address === "object" && address ? address.port : 0));
-    });
-  });
 }
 
 export function portOpen(port: number): Promise<boolean> {

@@ -1,6 +1,5 @@
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
-import { createServer } from "node:net";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { DoctorCheck } from "@assistant/client";
@@ -8,6 +7,8 @@ import { afterAll } from "vitest";
 import { parse } from "yaml";
 import { cliBin } from "../helpers/daemon.ts";
 import { allFiles } from "../helpers/files.ts";
+
+export { freePort, modeOf } from "../helpers/system.ts";
 
 // The setup tests drive the real `assistant` CLI as a child process, the way a person (or a script) would, each
 // against its own fresh data directory.
@@ -85,22 +86,6 @@ export function runCli(args: string[], options: RunOptions & { cwd?: string } = 
     child.stdin.on("error", () => {}); // the CLI may exit before reading its input
     child.stdin.end(options.input ?? "");
   });
-}
-
-/** A TCP port that was free a moment ago. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
-    });
-  });
-}
-
-export function modeOf(path: string): number {
-  return statSync(path).mode & 0o777;
 }
 
 /** Every file below `dir` with its text, to look for anything secret. */

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "vitest";
@@ -6,6 +6,8 @@ import { type DataPaths, dataPaths } from "../../src/config/paths.ts";
 import { AppError } from "../../src/util/errors.ts";
 import { KEYRING_ENV } from "../../src/vault/keySource.ts";
 import { Vault, type VaultOptions } from "../../src/vault/vault.ts";
+
+export { modeOf } from "../helpers/system.ts";
 
 // Shared by the vault tests: a fresh data directory per test, and a walk over every file in it.
 
@@ -53,8 +55,4 @@ export interface VaultJson {
 
 export function readVaultJson(path: string): VaultJson {
   return JSON.parse(readFileSync(path, "utf8")) as VaultJson;
-}
-
-export function modeOf(path: string): number {
-  return statSync(path).mode & 0o777;
 }
