@@ -1,0 +1,132 @@
+import type {
+  LanguageModelV4,
+  LanguageModelV4CallOptions,
+  LanguageModelV4FunctionTool,
+  LanguageModelV4Prompt,
+  LanguageModelV4ToolChoice,
+} from "@ai-sdk/provider";
+import type { DataPaths } from "../config/paths.ts";
+import type { LlmRouterConfig, ModelOptions, RouteConfig, RouteProvider } from "../config/schemas/llmRouter.ts";
+import type { Vault } from "../vault/vault.ts";
+
+// The contracts of the LLM domain. Every provider (embedded llama.cpp, core, Ollama, OpenAI-compatible, Azure,
+// OpenRouter) is an AI SDK LanguageModelV4, so streaming and tool calling go through one interface; the router's
+// own logic (routes, fallback, retries, timeouts, metrics, budget) drives `doStream` directly.
+
+export type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4FunctionTool, LanguageModelV4Prompt };
+
+/** A request to the router. `taskType` picks the route (any string; unknown names use the default route). */
+export interface LlmRequest {
+  taskType: string;
+  prompt: LanguageModelV4Prompt;
+  tools?: LanguageModelV4FunctionTool[];
+  toolChoice?: LanguageModelV4ToolChoice;
+  /** Upper bound asked by the caller; the router also caps it by the env limits and the route config. */
+  maxOutputTokens?: number;
+  /** Budget accounting key (a chat session). */
+  sessionId?: string;
+  signal?: AbortSignal;
+}
+
+export interface TokenUsage {
+  input: number;
+  output: number;
+}
+
+/** What a router stream yields, in order: one `route` per attempt, then deltas, then one `finish`. */
+export type LlmEvent =
+  | { type: "route"; provider: RouteProvider; model: string; attempt: number }
+  /** The attempt that was streaming failed after it had produced output: discard what it produced. */
+  | { type: "reset"; reason: string }
+  | { type: "text"; delta: string }
+  | { type: "reasoning"; delta: string }
+  | { type: "tool_call"; id: string; name: string; input: string }
+  | {
+      type: "finish";
+      provider: RouteProvider;
+      model: string;
+      finishReason: string;
+      usage: TokenUsage;
+      costUsd: number;
+    };
+
+/** How one attempt of a route went; a failed request lists every attempt. */
+export interface AttemptRecord {
+  provider: RouteProvider;
+  model: string;
+  outcome: "ok" | "failed" | "skipped";
+  reason?: string;
+}
+
+/** Metadata of a model, as `config models fetch` stores it in `model_options` and `/models` lists it. */
+export interface ModelInfo {
+  provider: RouteProvider;
+  model: string;
+  options: ModelOptions;
+}
+
+/** Everything a provider may need to build a model: the router file, env, vault (keys) and data paths. */
+export interface ProviderContext {
+  config: LlmRouterConfig;
+  env: NodeJS.ProcessEnv;
+  vault: Pick<Vault, "get">;
+  paths: DataPaths;
+  embedded: EmbeddedRuntime;
+}
+
+/** One file per provider under providers/; the registry (providers/index.ts) lazy-loads them. */
+export interface Provider {
+  id: RouteProvider;
+  /** Runs on this machine or LAN (kept in degraded mode). */
+  local: boolean;
+  /**
+   * The model for one route target. Throws `ProviderFailure` with kind "unavailable" when the provider is not
+   * configured or its key is missing; no network call happens here.
+   */
+  languageModel(model: string): Promise<LanguageModelV4>;
+  /** Call options derived from the route config (temperature, penalties, num_ctx, thinking level...). */
+  callOptions(config: RouteConfig | undefined): Partial<LanguageModelV4CallOptions>;
+  /** Models this provider offers right now, with whatever metadata it reports. */
+  listModels(signal?: AbortSignal): Promise<ModelInfo[]>;
+}
+
+export type ProviderFactory = (context: ProviderContext) => Provider;
+
+/** State of the embedded model (SPEC.md "Embedded model": loaded <-> unloaded). */
+export type EmbeddedStatus = "unloaded" | "downloading" | "loading" | "loaded" | "failed";
+
+export interface EmbeddedState {
+  status: EmbeddedStatus;
+  /** Catalogue id, or "custom" when ASSISTANT_EMBEDDED_MODEL_PATH names the file. */
+  model_id: string;
+  path: string;
+  file_present: boolean;
+  size_bytes: number | null;
+  threads: number;
+  context_size: number;
+  gpu: string | false;
+  gpu_layers: number;
+  /** Last calibration, when one ran. */
+  calibration: EmbeddedCalibration | null;
+  error: string | null;
+}
+
+export interface EmbeddedCalibration {
+  measured_at: string;
+  threads: number;
+  context_size: number;
+  gpu_layers: number;
+  tokens_per_second: number;
+  first_token_ms: number;
+}
+
+/** The embedded llama.cpp model, owned by the daemon, loaded lazily on first use. */
+export interface EmbeddedRuntime {
+  state(): EmbeddedState;
+  /** The AI SDK model backed by llama.cpp; loading (and downloading when missing) happens on first call. */
+  languageModel(): LanguageModelV4;
+  /** Drops the weights; the next request loads them again. */
+  unload(): Promise<void>;
+  calibrate(signal?: AbortSignal): Promise<EmbeddedCalibration>;
+  close(): Promise<void>;
+}
