@@ -73,6 +73,30 @@ export interface DoctorReport {
   advice: string[];
 }
 
+export interface MessageRequest {
+  message: string;
+  session_id?: string;
+  task_type?: string;
+}
+
+/** `POST /api/message` with `wait: true`. */
+export interface ChatReply {
+  task_id: string | null;
+  session_id: string;
+  task_type: string;
+  reply: string;
+  provider: string;
+  model: string;
+  usage: { input: number; output: number };
+  cost_usd: number;
+}
+
+/** One server-sent event of `POST /api/message` with `stream: true` (start, route, token, reset, tool_call, done, error). */
+export interface ChatStreamEvent {
+  event: string;
+  data: Record<string, unknown>;
+}
+
 export interface ClientOptions {
   baseUrl: string;
   token?: string;
@@ -166,48 +190,90 @@ export class AssistantClient {
     return this.request("POST", "/api/auth/login-code");
   }
 
-  /**
-   * Follows the server-sent event stream, resuming after `lastEventId`; yields events until `signal` aborts.
-   */
-  async *events(
-    options: { lastEventId?: string; kinds?: string[]; signal?: AbortSignal } = {},
-  ): AsyncGenerator<DaemonEvent> {
-    const headers: Record<string, string> = { accept: "text/event-stream" };
+  /** Sends a chat message and waits for the whole reply (no client timeout unless `signal` sets one). */
+  sendMessage(body: MessageRequest, signal?: AbortSignal): Promise<ChatReply> {
+    return this.request("POST", "/api/message", { ...body, wait: true }, signal ?? new AbortController().signal);
+  }
+
+  /** Sends a chat message and yields the reply's events as they come. */
+  async *streamMessage(body: MessageRequest, signal?: AbortSignal): AsyncGenerator<ChatStreamEvent> {
+    const response = await this.#open("/api/message", { method: "POST", body: { ...body, stream: true }, signal });
+    for await (const frame of parseSseFrames(response)) {
+      yield { event: frame.event, data: JSON.parse(frame.data) as Record<string, unknown> };
+    }
+  }
+
+  /** Opens a streaming response; a non-2xx answer becomes ApiError with the daemon's code. */
+  async #open(
+    path: string,
+    options: { method?: string; body?: unknown; headers?: Record<string, string>; signal?: AbortSignal | undefined },
+  ): Promise<ReadableStream<Uint8Array>> {
+    const headers: Record<string, string> = { accept: "text/event-stream", ...options.headers };
     if (this.#token) headers.authorization = `Bearer ${this.#token}`;
-    if (options.lastEventId) headers["last-event-id"] = options.lastEventId;
-    const qs = options.kinds?.length ? `?kinds=${encodeURIComponent(options.kinds.join(","))}` : "";
-    const init: RequestInit = { headers };
+    if (options.body !== undefined) headers["content-type"] = "application/json";
+    const init: RequestInit = { method: options.method ?? "GET", headers };
+    if (options.body !== undefined) init.body = JSON.stringify(options.body);
     if (options.signal) init.signal = options.signal;
-    const response = await this.#fetch(`${this.baseUrl}/api/events${qs}`, init);
+    let response: Response;
+    try {
+      response = await this.#fetch(`${this.baseUrl}${path}`, init);
+    } catch (error) {
+      if ((error as Error).name === "AbortError") throw error;
+      throw new ApiError("unreachable", `the daemon at ${this.baseUrl} is not reachable`, 0);
+    }
     if (!response.ok || !response.body) {
       const body = (await response.json().catch(() => undefined)) as ApiErrorBody | undefined;
       throw new ApiError(
         body?.error.code ?? "http_error",
         body?.error.message ?? `HTTP ${response.status}`,
         response.status,
+        body?.error.details,
       );
     }
-    yield* parseEventStream(response.body);
+    return response.body;
   }
+
+  /**
+   * Follows the server-sent event stream, resuming after `lastEventId`; yields events until `signal` aborts.
+   */
+  async *events(
+    options: { lastEventId?: string; kinds?: string[]; signal?: AbortSignal } = {},
+  ): AsyncGenerator<DaemonEvent> {
+    const qs = options.kinds?.length ? `?kinds=${encodeURIComponent(options.kinds.join(","))}` : "";
+    const body = await this.#open(`/api/events${qs}`, {
+      headers: options.lastEventId ? { "last-event-id": options.lastEventId } : {},
+      signal: options.signal,
+    });
+    yield* parseEventStream(body);
+  }
+
 }
 
-/** Decodes an SSE byte stream into the daemon's events (comments and keep-alives are skipped). */
-export async function* parseEventStream(body: ReadableStream<Uint8Array>): AsyncGenerator<DaemonEvent> {
+/** Decodes an SSE byte stream into frames; comments and keep-alives are skipped. */
+export async function* parseSseFrames(
+  body: ReadableStream<Uint8Array>,
+): AsyncGenerator<{ event: string; data: string; id?: string }> {
   const decoder = new TextDecoder();
   let buffer = "";
   for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
     buffer += decoder.decode(chunk, { stream: true });
     let end = buffer.indexOf("\n\n");
     while (end >= 0) {
-      const block = buffer.slice(0, end);
+      const lines = buffer.slice(0, end).split("\n");
       buffer = buffer.slice(end + 2);
-      const data = block
-        .split("\n")
+      const field = (name: string) => lines.find((line) => line.startsWith(`${name}:`))?.slice(name.length + 1).trim();
+      const data = lines
         .filter((line) => line.startsWith("data:"))
         .map((line) => line.slice(5).trimStart())
         .join("\n");
-      if (data) yield JSON.parse(data) as DaemonEvent;
+      const id = field("id");
+      if (data) yield { event: field("event") ?? "message", data, ...(id !== undefined ? { id } : {}) };
       end = buffer.indexOf("\n\n");
     }
   }
+}
+
+/** Decodes the daemon's event stream (`GET /api/events`). */
+export async function* parseEventStream(body: ReadableStream<Uint8Array>): AsyncGenerator<DaemonEvent> {
+  for await (const frame of parseSseFrames(body)) yield JSON.parse(frame.data) as DaemonEvent;
 }

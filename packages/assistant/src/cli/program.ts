@@ -1,9 +1,12 @@
 import { Command, CommanderError } from "commander";
 import { isAppError } from "../util/errors.ts";
 import { VERSION } from "../version.ts";
+import { registerChatCommand } from "./chat.ts";
 import type { CliContext } from "./context.ts";
 import { registerDaemonCommands } from "./daemon.ts";
+import { registerModelsCommands } from "./models.ts";
 import { registerPathsCommand } from "./paths.ts";
+import { registerRouterCommands } from "./router.ts";
 import { registerSetupCommands } from "./setup.ts";
 import { registerVaultCommands } from "./vault.ts";
 
@@ -14,6 +17,9 @@ const registrations: Array<(program: Command, ctx: CliContext) => void> = [
   registerDaemonCommands,
   registerVaultCommands,
   registerSetupCommands,
+  registerModelsCommands,
+  registerRouterCommands,
+  registerChatCommand,
 ];
 
 export function buildProgram(ctx: CliContext): Command {

@@ -150,29 +150,11 @@ function registerDoctor(program: Command, ctx: CliContext): void {
 }
 
 async function doctorAdvice(ctx: CliContext, json: boolean | undefined): Promise<void> {
-  const [{ ApiError, AssistantClient }, { processAlive, readDaemonInfo }, { readAuthToken }, { formatChecks }] =
-    await Promise.all([
-      import("@assistant/client"),
-      import("../runtime/daemonInfo.ts"),
-      import("../auth/authToken.ts"),
-      import("../doctor/format.ts"),
-    ]);
-  const notRunning = `the daemon is not running, so it cannot give advice; start it with \`assistant start\`, or run \`assistant doctor\`, which works without it`;
-  const info = readDaemonInfo(ctx.paths.daemonInfo);
-  if (!info || !processAlive(info.pid)) throw new AppError("provider_unavailable", notRunning);
-  const host = info.bind === "0.0.0.0" ? "127.0.0.1" : info.bind === "::" ? "::1" : info.bind;
-  const client = new AssistantClient({
-    baseUrl: `http://${host.includes(":") ? `[${host}]` : host}:${info.port}`,
-    token: readAuthToken(ctx.paths.authToken),
-  });
-  let report: Awaited<ReturnType<typeof client.doctor>>;
-  try {
-    report = await client.doctor();
-  } catch (error) {
-    if (error instanceof ApiError && error.code === "unreachable")
-      throw new AppError("provider_unavailable", notRunning);
-    throw error;
-  }
+  const { connectDaemon, withDaemon } = await import("./daemonClient.ts");
+  const { formatChecks } = await import("../doctor/format.ts");
+  const what = "it cannot give advice";
+  const client = await connectDaemon(ctx, what);
+  const report = await withDaemon(what, () => client.doctor());
   output(ctx, json, report, () =>
     [formatChecks(report.checks), "", "Advice:", ...report.advice.map((line) => `  - ${line}`)].join("\n"),
   );

@@ -1,4 +1,7 @@
 import { accessSync, constants, mkdirSync } from "node:fs";
+import { ChatService } from "../agent/chat.ts";
+import { SessionStore } from "../agent/sessions.ts";
+import { runSlashCommand } from "../agent/slashCommands.ts";
 import { ensureAuthToken } from "../auth/authToken.ts";
 import { LoginCodes } from "../auth/loginCodes.ts";
 import { WebSessions } from "../auth/webSessions.ts";
@@ -7,6 +10,7 @@ import { dataPaths, resolveDataDir } from "../config/paths.ts";
 import { readSettings } from "../config/settings.ts";
 import { validateConfigFiles } from "../config/validate.ts";
 import { EventLog } from "../events/eventLog.ts";
+import { createLlmServices } from "../llm/service.ts";
 import { createLogger } from "../log/logger.ts";
 import { processAlive, readDaemonInfo, removeDaemonInfo, writeDaemonInfo } from "../runtime/daemonInfo.ts";
 import type { Services } from "../runtime/services.ts";
@@ -78,18 +82,48 @@ export async function startDaemon(env: NodeJS.ProcessEnv = process.env): Promise
   const webSessions = new WebSessions(db);
   webSessions.pruneExpired();
   let boundPort = settings.port;
+  const vault = openVault(paths, env);
+  let llm: ReturnType<typeof createLlmServices>;
+  try {
+    llm = createLlmServices({ paths, env, vault, db, logger });
+  } catch (error) {
+    db.close();
+    throw new StartupError((error as Error).message);
+  }
+  const sessions = new SessionStore(db);
+  const startedAt = new Date();
+  const chat = new ChatService({
+    router: llm.router,
+    sessions,
+    env,
+    logger,
+    runCommand: (line, sessionId) =>
+      runSlashCommand(line, {
+        llm,
+        paths,
+        sessions,
+        sessionId,
+        status: () =>
+          `assistant ${VERSION}, pid ${process.pid}, up ${Math.round((Date.now() - startedAt.getTime()) / 1000)} s, ` +
+          `listening on ${settings.bind}:${boundPort}, data in ${paths.dataDir}, embedded model ${llm.embedded.state().status}`,
+      }),
+  });
   const services: Services = {
     version: VERSION,
-    startedAt: new Date(),
+    startedAt,
     paths,
+    env,
     settings,
     logger,
     db,
     events,
-    vault: openVault(paths, env),
+    vault,
     token: ensureAuthToken(paths.authToken),
     loginCodes: new LoginCodes(),
     webSessions,
+    llm,
+    sessions,
+    chat,
     port: () => boundPort,
   };
 
@@ -136,6 +170,7 @@ export async function startDaemon(env: NodeJS.ProcessEnv = process.env): Promise
       logger.info("shutting down", { reason });
       events.emit("daemon_stopping", { reason });
       await app.close(); // stops accepting, lets in-flight requests finish, ends event streams
+      await llm.embedded.close();
       db.close();
       removeDaemonInfo(paths.daemonInfo, process.pid);
       logger.info("stopped");

@@ -1,8 +1,11 @@
+import type { ChatService } from "../agent/chat.ts";
+import type { SessionStore } from "../agent/sessions.ts";
 import type { LoginCodes } from "../auth/loginCodes.ts";
 import type { WebSessions } from "../auth/webSessions.ts";
 import type { DataPaths } from "../config/paths.ts";
 import type { DaemonSettings } from "../config/settings.ts";
 import type { EventLog } from "../events/eventLog.ts";
+import type { LlmServices } from "../llm/service.ts";
 import type { Logger } from "../log/logger.ts";
 import type { Db } from "../store/database.ts";
 import type { Vault } from "../vault/vault.ts";
@@ -12,6 +15,8 @@ export interface Services {
   version: string;
   startedAt: Date;
   paths: DataPaths;
+  /** The environment after the env files were applied. */
+  env: NodeJS.ProcessEnv;
   settings: DaemonSettings;
   logger: Logger;
   db: Db;
@@ -20,6 +25,9 @@ export interface Services {
   token: string;
   loginCodes: LoginCodes;
   webSessions: WebSessions;
+  llm: LlmServices;
+  sessions: SessionStore;
+  chat: ChatService;
   /** The port actually bound (differs from settings.port when that is 0). */
   port(): number;
 }

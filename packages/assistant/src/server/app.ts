@@ -7,8 +7,11 @@ import { errorBody, installErrorHandlers } from "./errors.ts";
 import { registerRoutes } from "./registerRoutes.ts";
 import type { RouteSpec } from "./route.ts";
 import { authRoutes } from "./routes/auth.ts";
+import { budgetRoutes } from "./routes/budget.ts";
 import { doctorRoutes } from "./routes/doctor.ts";
 import { eventRoutes } from "./routes/events.ts";
+import { messageRoutes } from "./routes/message.ts";
+import { routerRoutes } from "./routes/router.ts";
 import { systemRoutes } from "./routes/system.ts";
 import { vaultRoutes } from "./routes/vault.ts";
 import { openStreams } from "./sse.ts";
@@ -22,6 +25,9 @@ export function allRoutes(services: Services): RouteSpec[] {
     ...eventRoutes(services),
     ...vaultRoutes(services),
     ...doctorRoutes(services),
+    ...routerRoutes(services),
+    ...budgetRoutes(services),
+    ...messageRoutes(services),
   );
   return routes;
 }

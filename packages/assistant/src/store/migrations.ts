@@ -30,4 +30,44 @@ export const MIGRATIONS: Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    name: "daemon settings, LLM budget usage, chat sessions",
+    sql: `
+      -- Settings changed at run time through the API (budget limits...), which outlive a restart.
+      CREATE TABLE settings (
+        key        TEXT PRIMARY KEY,
+        value      TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      );
+
+      CREATE TABLE budget_usage (
+        session_id TEXT PRIMARY KEY,
+        tokens_in  INTEGER NOT NULL DEFAULT 0,
+        tokens_out INTEGER NOT NULL DEFAULT 0,
+        cost_usd   REAL NOT NULL DEFAULT 0,
+        updated_at TEXT NOT NULL
+      );
+
+      CREATE TABLE sessions (
+        id         TEXT PRIMARY KEY,
+        title      TEXT,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      );
+
+      CREATE TABLE messages (
+        id         TEXT PRIMARY KEY,
+        session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        seq        INTEGER NOT NULL,
+        role       TEXT NOT NULL CHECK (role IN ('user', 'assistant', 'system', 'tool')),
+        content    TEXT NOT NULL,
+        task_type  TEXT,
+        provider   TEXT,
+        model      TEXT,
+        created_at TEXT NOT NULL,
+        UNIQUE (session_id, seq)
+      );
+    `,
+  },
 ];

@@ -11,6 +11,7 @@ export type ErrorCode =
   | "payload_too_large"
   | "unsupported_media_type"
   | "rate_limited"
+  | "budget_exceeded"
   | "internal"
   | "provider_error"
   | "provider_unavailable"
@@ -28,6 +29,7 @@ const STATUS: Record<ErrorCode, number> = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,
+  budget_exceeded: 429, // the session's token or cost budget (ASSISTANT_MAX_*_PER_SESSION) is spent
   internal: 500,
   provider_error: 502,
   provider_unavailable: 503,

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { configuredProviders } from "../../llm/models.ts";
 import type { Services } from "../../runtime/services.ts";
 import { buildOpenApi } from "../openapi.ts";
 import { defineRoute, type RouteSpec } from "../route.ts";
@@ -16,6 +17,8 @@ const statusSchema = z.object({
   node: z.string(),
   memory_rss_bytes: z.number(),
   counts: z.object({ events: z.number(), vault_keys: z.number() }),
+  embedded: z.object({ status: z.string(), model_id: z.string() }),
+  providers: z.array(z.string()),
 });
 
 export function systemRoutes(services: Services, allRoutes: () => RouteSpec[]): RouteSpec[] {
@@ -32,7 +35,7 @@ export function systemRoutes(services: Services, allRoutes: () => RouteSpec[]): 
     defineRoute({
       method: "GET",
       url: "/api/status",
-      summary: "Daemon status: uptime, data directory, listen address, counts",
+      summary: "Daemon status: uptime, data directory, listen address, counts, embedded model, providers",
       tag: "system",
       response: statusSchema,
       handler: () => ({
@@ -46,6 +49,8 @@ export function systemRoutes(services: Services, allRoutes: () => RouteSpec[]): 
         node: process.version,
         memory_rss_bytes: process.memoryUsage.rss(),
         counts: { events: services.events.latestSeq(), vault_keys: services.vault.list().length },
+        embedded: { status: services.llm.embedded.state().status, model_id: services.llm.embedded.state().model_id },
+        providers: configuredProviders(services.llm.router),
       }),
     }),
     defineRoute({

@@ -1,0 +1,107 @@
+import { randomUUID } from "node:crypto";
+import type { Db } from "../store/database.ts";
+import { AppError } from "../util/errors.ts";
+
+// Chat sessions and their messages (SQLite). The short-term context of a reply is read from here, newest first,
+// until the context token budget is used.
+
+export type MessageRole = "user" | "assistant" | "system" | "tool";
+
+export interface SessionRecord {
+  id: string;
+  title: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface MessageRecord {
+  id: string;
+  session_id: string;
+  seq: number;
+  role: MessageRole;
+  content: string;
+  task_type: string | null;
+  provider: string | null;
+  model: string | null;
+  created_at: string;
+}
+
+export interface NewMessage {
+  role: MessageRole;
+  content: string;
+  task_type?: string;
+  provider?: string;
+  model?: string;
+}
+
+export class SessionStore {
+  private readonly db: Db;
+
+  constructor(db: Db) {
+    this.db = db;
+  }
+
+  create(title?: string): SessionRecord {
+    const now = new Date().toISOString();
+    const session = { id: randomUUID(), title: title ?? null, created_at: now, updated_at: now };
+    this.db
+      .prepare("INSERT INTO sessions (id, title, created_at, updated_at) VALUES (@id, @title, @created_at, @updated_at)")
+      .run(session);
+    return session;
+  }
+
+  /** The session, or a `not_found` error naming the id. */
+  get(id: string): SessionRecord {
+    const row = this.db.prepare("SELECT id, title, created_at, updated_at FROM sessions WHERE id = ?").get(id) as
+      | SessionRecord
+      | undefined;
+    if (!row) throw new AppError("not_found", `no session with id ${id}`, { session_id: id });
+    return row;
+  }
+
+  append(sessionId: string, message: NewMessage): MessageRecord {
+    const now = new Date().toISOString();
+    const add = this.db.transaction(() => {
+      const { next } = this.db
+        .prepare("SELECT COALESCE(MAX(seq), 0) + 1 AS next FROM messages WHERE session_id = ?")
+        .get(sessionId) as { next: number };
+      const record: MessageRecord = {
+        id: randomUUID(),
+        session_id: sessionId,
+        seq: next,
+        role: message.role,
+        content: message.content,
+        task_type: message.task_type ?? null,
+        provider: message.provider ?? null,
+        model: message.model ?? null,
+        created_at: now,
+      };
+      this.db
+        .prepare(
+          `INSERT INTO messages (id, session_id, seq, role, content, task_type, provider, model, created_at)
+           VALUES (@id, @session_id, @seq, @role, @content, @task_type, @provider, @model, @created_at)`,
+        )
+        .run(record);
+      this.db.prepare("UPDATE sessions SET updated_at = ? WHERE id = ?").run(now, sessionId);
+      return record;
+    });
+    return add();
+  }
+
+  /** The latest messages, oldest first, whose estimated size fits `maxTokens` (the newest always included). */
+  recent(sessionId: string, maxTokens: number, estimate: (text: string) => number): MessageRecord[] {
+    const rows = this.db
+      .prepare(
+        "SELECT id, session_id, seq, role, content, task_type, provider, model, created_at FROM messages WHERE session_id = ? ORDER BY seq DESC LIMIT 500",
+      )
+      .all(sessionId) as MessageRecord[];
+    const kept: MessageRecord[] = [];
+    let used = 0;
+    for (const row of rows) {
+      used += estimate(row.content);
+      if (kept.length > 0 && used > maxTokens) break;
+      kept.push(row);
+    }
+    return kept.reverse();
+  }
+}

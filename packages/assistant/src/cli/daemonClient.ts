@@ -1,0 +1,44 @@
+import type { AssistantClient } from "@assistant/client";
+import { AppError } from "../util/errors.ts";
+import type { CliContext } from "./context.ts";
+
+// Commands that need the running daemon (chat, router metrics, doctor --advice...) connect through here, so each
+// says the same thing when it is not running.
+
+/** A client of the running daemon; `provider_unavailable` naming `what` when no daemon runs. */
+export async function connectDaemon(ctx: CliContext, what: string): Promise<AssistantClient> {
+  const [{ AssistantClient }, { processAlive, readDaemonInfo }, { readAuthToken }, { urlFor }] = await Promise.all([
+    import("@assistant/client"),
+    import("../runtime/daemonInfo.ts"),
+    import("../auth/authToken.ts"),
+    import("../daemon/control.ts"),
+  ]);
+  const info = readDaemonInfo(ctx.paths.daemonInfo);
+  if (!info || !processAlive(info.pid)) throw notRunning(what);
+  return new AssistantClient({ baseUrl: urlFor(info.bind, info.port), token: readAuthToken(ctx.paths.authToken) });
+}
+
+export function notRunning(what: string): AppError {
+  return new AppError(
+    "provider_unavailable",
+    `the daemon is not running, so ${what}; start it with \`assistant start\` (or \`assistant up\`)`,
+  );
+}
+
+/** Runs a daemon call; "unreachable" (it died meanwhile) gets the same message as "not running". */
+export async function withDaemon<T>(what: string, call: () => Promise<T>): Promise<T> {
+  const { ApiError } = await import("@assistant/client");
+  try {
+    return await call();
+  } catch (error) {
+    if (error instanceof ApiError && error.code === "unreachable") throw notRunning(what);
+    if (error instanceof ApiError) throw new AppError(toCode(error.code), error.message, error.details);
+    throw error;
+  }
+}
+
+const KNOWN = new Set([
+  "invalid_request", "unauthorized", "forbidden", "policy_denied", "not_found", "conflict", "payload_too_large",
+  "rate_limited", "budget_exceeded", "provider_error", "provider_unavailable", "provider_timeout",
+]);
+const toCode = (code: string) => (KNOWN.has(code) ? code : "internal") as ConstructorParameters<typeof AppError>[0];

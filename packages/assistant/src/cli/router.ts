@@ -1,0 +1,86 @@
+import type { Command } from "commander";
+import { AppError } from "../util/errors.ts";
+import { type CliContext, output } from "./context.ts";
+
+// `assistant router metrics|discover|show` and `assistant discover`. Metrics live in the running daemon; discovery
+// and `show` work on this machine and the router file without it.
+
+export function registerRouterCommands(program: Command, ctx: CliContext): void {
+  const router = program.command("router").description("LLM router: metrics, local model servers, model details");
+
+  router
+    .command("metrics")
+    .description("calls, failures, retries, fallbacks, latency, tokens and cost per provider/model (daemon must be up)")
+    .option("--json", "machine-readable output")
+    .action(async (opts: { json?: boolean }) => {
+      const { connectDaemon, withDaemon } = await import("./daemonClient.ts");
+      const { formatMetrics } = await import("../llm/format.ts");
+      const what = "there are no router metrics";
+      const client = await connectDaemon(ctx, what);
+      const snapshot = await withDaemon(what, () =>
+        client.request<import("../llm/metrics.ts").MetricsSnapshot>("GET", "/api/router/metrics"),
+      );
+      output(ctx, opts.json, snapshot, () => formatMetrics(snapshot));
+    });
+
+  const discover = (command: Command) =>
+    command
+      .option("--json", "machine-readable output")
+      .action(async (opts: { json?: boolean }) => {
+        const { discoverLocalServers } = await import("../llm/discover.ts");
+        const { effectiveEnv } = await import("../config/envFile.ts");
+        const found = await discoverLocalServers(effectiveEnv(ctx.paths, ctx.env));
+        output(ctx, opts.json, found, () => formatDiscovery(found));
+      });
+  discover(router.command("discover").description("find local model servers (Ollama, llama.cpp server) on this machine"));
+  discover(program.command("discover").description("find local model servers on this machine (same as router discover)"));
+
+  router
+    .command("show")
+    .description("what the router knows about a model: metadata, price, and the routes that use it")
+    .argument("<MODEL>", "model name as written in llm_router.yaml")
+    .option("--json", "machine-readable output")
+    .action(async (model: string, opts: { json?: boolean }) => {
+      const { loadConfig } = await import("../config/configFiles.ts");
+      const { describeModel } = await import("../llm/modelDetails.ts");
+      const details = describeModel(loadConfig("llm_router", ctx.paths), model);
+      if (details.routes.length === 0 && !details.options) {
+        throw new AppError(
+          "not_found",
+          `no route and no model_options entry names "${model}"; \`assistant config models routes\` lists the routes, \`assistant config models fetch\` fills model_options`,
+        );
+      }
+      output(ctx, opts.json, details, () => formatDetails(details));
+    });
+}
+
+function formatDiscovery(found: Awaited<ReturnType<typeof import("../llm/discover.ts").discoverLocalServers>>): string {
+  const lines = found.map((server) =>
+    server.reachable
+      ? `${server.provider.padEnd(13)} ${server.base_url}  reachable${server.version ? ` (version ${server.version})` : ""}, ${server.models.length} models${server.models.length ? `: ${server.models.join(", ")}` : ""}`
+      : `${server.provider.padEnd(13)} ${server.base_url}  not reachable${server.error ? ` (${server.error})` : ""}`,
+  );
+  const reachable = found.filter((s) => s.reachable);
+  if (reachable.length > 0) {
+    lines.push(
+      "",
+      `Use one: assistant config provider set-local-server --url ${reachable[0]!.base_url} --category conversation --model <MODEL>`,
+    );
+  }
+  return lines.join("\n");
+}
+
+function formatDetails(details: import("../llm/modelDetails.ts").ModelDetails): string {
+  const lines = [`Model ${details.model}`];
+  if (details.options) {
+    for (const [key, value] of Object.entries(details.options)) lines.push(`  ${key}: ${JSON.stringify(value)}`);
+  } else lines.push("  no model_options entry (`assistant config models fetch` fills it)");
+  lines.push(
+    details.price
+      ? `  price: $${details.price.inputPerMTok}/M input tokens, $${details.price.outputPerMTok}/M output tokens`
+      : "  price: unknown",
+  );
+  if (details.routes.length === 0) lines.push("  used by no route");
+  for (const route of details.routes) lines.push(`  ${route.role} of ${route.category} (provider ${route.provider})`);
+  return lines.join("\n");
+}

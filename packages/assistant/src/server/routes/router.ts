@@ -1,0 +1,154 @@
+import { z } from "zod";
+import { classifyMessage } from "../../llm/classify.ts";
+import { downloadTarget } from "../../llm/embedded/download.ts";
+import { resolveEmbeddedModel } from "../../llm/embedded/catalogue.ts";
+import { listAllModels } from "../../llm/models.ts";
+import { editableRouterFile, listRoutes, setRoute } from "../../llm/routeEditor.ts";
+import type { Services } from "../../runtime/services.ts";
+import { AppError } from "../../util/errors.ts";
+import { defineRoute, type RouteSpec } from "../route.ts";
+
+// The router's HTTP surface (DESIGN.md section 5 "router", "timeline, metrics"): thin adapters over llm/.
+
+const targetSchema = z.object({ provider: z.string(), model: z.string() });
+const routeViewSchema = z.object({
+  category: z.string(),
+  primary: targetSchema.nullable(),
+  fallback: z.array(targetSchema),
+  source: z.enum(["file", "default"]),
+});
+
+export function routerRoutes(services: Services): RouteSpec[] {
+  const { llm, paths } = services;
+  const embeddedModel = () => resolveEmbeddedModel(services.env, paths);
+  return [
+    defineRoute({
+      method: "GET",
+      url: "/api/router/routes",
+      summary: "Primary and fallback model per category (the route each task type uses)",
+      tag: "router",
+      response: z.object({ items: z.array(routeViewSchema) }),
+      handler: () => ({ items: listRoutes(llm.router.configuration) }),
+    }),
+    defineRoute({
+      method: "PUT",
+      url: "/api/router/routes/:category",
+      summary: "Sets a category's model; the previous primary becomes the first fallback; saved to llm_router.yaml",
+      tag: "router",
+      params: z.object({ category: z.string().min(1).max(64) }),
+      body: z.strictObject({ provider: z.string().min(1).max(64), model: z.string().min(1).max(256) }),
+      response: routeViewSchema.extend({ file: z.string() }),
+      handler: ({ params, body }) => {
+        const result = setRoute(editableRouterFile(paths), params.category, body.provider, body.model);
+        llm.router.reload();
+        return {
+          category: result.category,
+          primary: result.primary,
+          fallback: result.fallback,
+          source: "file" as const,
+          file: result.file,
+        };
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      url: "/api/router/models",
+      summary: "Every model of every configured provider, with metadata; unreachable providers carry an error",
+      tag: "router",
+      handler: async () => ({ providers: await listAllModels(llm.router) }),
+    }),
+    defineRoute({
+      method: "GET",
+      url: "/api/router/classify",
+      summary: "Which of the six chat categories a message is classified into, and the route it would use",
+      tag: "router",
+      query: z.object({ message: z.string().min(1).max(20_000) }),
+      response: z.object({
+        category: z.string(),
+        scores: z.record(z.string(), z.number()),
+        matched: z.array(z.string()),
+        route: z.object({ source: z.string(), targets: z.array(targetSchema) }),
+      }),
+      handler: ({ query }) => {
+        const result = classifyMessage(query.message);
+        const route = llm.router.resolve(result.category);
+        return {
+          ...result,
+          route: { source: route.source, targets: route.targets.map((t) => ({ provider: t.provider, model: t.model })) },
+        };
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      url: "/api/router/embedded",
+      summary: "Embedded model state (unloaded, downloading, loading, loaded, failed), threads, context, calibration",
+      tag: "router",
+      handler: () => llm.embedded.state(),
+    }),
+    defineRoute({
+      method: "POST",
+      url: "/api/router/embedded/reload",
+      summary: "Unloads the embedded model's weights; the next request that needs it loads them again",
+      tag: "router",
+      handler: async () => {
+        await llm.embedded.unload();
+        return llm.embedded.state();
+      },
+    }),
+    defineRoute({
+      method: "POST",
+      url: "/api/router/embedded/calibrate",
+      summary: "Measures tokens/s with a few thread counts, keeps the fastest settings and stores them",
+      tag: "router",
+      handler: async (_input, request) => {
+        const aborted = new AbortController();
+        request.raw.on("close", () => aborted.abort());
+        return await llm.embedded.calibrate(aborted.signal);
+      },
+    }),
+    defineRoute({
+      method: "POST",
+      url: "/api/router/embedded/download",
+      summary: "Starts (or resumes) the embedded model download; answers its progress at once",
+      tag: "router",
+      status: 202,
+      handler: () => {
+        const model = embeddedModel();
+        if (model.custom) {
+          throw new AppError(
+            "conflict",
+            `ASSISTANT_EMBEDDED_MODEL_PATH names a local file (${model.path}); there is nothing to download`,
+          );
+        }
+        return llm.downloader.start(downloadTarget(model));
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      url: "/api/router/embedded/download",
+      summary: "Progress of the embedded model download (status idle, running, verifying, completed, failed)",
+      tag: "router",
+      handler: () => {
+        const model = embeddedModel();
+        return llm.downloader.progress(model.path);
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      url: "/api/router/metrics",
+      summary: "Router metrics per provider/model: calls, failures, retries, fallbacks, latency, tokens, cost",
+      tag: "router",
+      handler: () => llm.metrics.snapshot(),
+    }),
+    defineRoute({
+      method: "GET",
+      url: "/metrics",
+      summary: "Router metrics in Prometheus text format (authentication required)",
+      tag: "router",
+      raw: { contentType: "text/plain; version=0.0.4" },
+      handler: (_input, _request, reply) => {
+        reply.type("text/plain; version=0.0.4; charset=utf-8").send(llm.metrics.prometheus());
+      },
+    }),
+  ];
+}

@@ -1,0 +1,77 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { dataPaths } from "../../../src/config/paths.ts";
+import { type LlmRouterInput, llmRouterSchema } from "../../../src/config/schemas/llmRouter.ts";
+import { Budget } from "../../../src/llm/budget.ts";
+import { RouterMetrics } from "../../../src/llm/metrics.ts";
+import { LlmRouter } from "../../../src/llm/router.ts";
+import type { EmbeddedRuntime, LanguageModelV4Prompt, LlmEvent, LlmRequest } from "../../../src/llm/types.ts";
+import { openDatabase } from "../../../src/store/database.ts";
+import { AppError } from "../../../src/util/errors.ts";
+
+// A real router over real providers; the remote ends are the scripted protocol servers of ../servers.
+
+export interface TestRouter {
+  router: LlmRouter;
+  metrics: RouterMetrics;
+  budget: Budget;
+}
+
+export function testRouter(
+  file: LlmRouterInput,
+  options: { env?: NodeJS.ProcessEnv; secrets?: Record<string, string> } = {},
+): TestRouter {
+  const dir = mkdtempSync(join(tmpdir(), "assistant-router-"));
+  const env = options.env ?? {};
+  const metrics = new RouterMetrics(true);
+  const budget = new Budget(openDatabase(join(dir, "assistant.db")), env);
+  const secrets = options.secrets ?? {};
+  const router = new LlmRouter({
+    loadConfig: () => llmRouterSchema.parse(file),
+    env,
+    vault: {
+      get: (name: string) => {
+        if (secrets[name] === undefined) throw new AppError("not_found", `no secret named "${name}"`);
+        return secrets[name];
+      },
+    },
+    paths: dataPaths(dir),
+    // These routes never name assistant_embedded.
+    embedded: {} as EmbeddedRuntime,
+    metrics,
+    budget,
+    backoffBaseMs: 20,
+  });
+  return { router, metrics, budget };
+}
+
+export const PROMPT: LanguageModelV4Prompt = [{ role: "user", content: [{ type: "text", text: "hello there" }] }];
+
+export async function collect(router: LlmRouter, request: Partial<LlmRequest> = {}): Promise<LlmEvent[]> {
+  const events: LlmEvent[] = [];
+  for await (const event of router.stream({ taskType: "conversation", prompt: PROMPT, ...request })) events.push(event);
+  return events;
+}
+
+export const textOf = (events: LlmEvent[]) => {
+  let text = "";
+  for (const e of events) {
+    if (e.type === "text") text += e.delta;
+    if (e.type === "reset") text = "";
+  }
+  return text;
+};
+
+export const routesOf = (events: LlmEvent[]) =>
+  events.flatMap((e) => (e.type === "route" ? [`${e.provider}/${e.model}`] : []));
+
+export async function failureOf(promise: Promise<unknown>): Promise<AppError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof AppError) return error;
+    throw error;
+  }
+  throw new Error("expected the request to fail");
+}
