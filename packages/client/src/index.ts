@@ -246,7 +246,6 @@ export class AssistantClient {
     });
     yield* parseEventStream(body);
   }
-
 }
 
 /** Decodes an SSE byte stream into frames; comments and keep-alives are skipped. */
@@ -261,7 +260,11 @@ export async function* parseSseFrames(
     while (end >= 0) {
       const lines = buffer.slice(0, end).split("\n");
       buffer = buffer.slice(end + 2);
-      const field = (name: string) => lines.find((line) => line.startsWith(`${name}:`))?.slice(name.length + 1).trim();
+      const field = (name: string) =>
+        lines
+          .find((line) => line.startsWith(`${name}:`))
+          ?.slice(name.length + 1)
+          .trim();
       const data = lines
         .filter((line) => line.startsWith("data:"))
         .map((line) => line.slice(5).trimStart())

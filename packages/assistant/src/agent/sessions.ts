@@ -45,7 +45,9 @@ export class SessionStore {
     const now = new Date().toISOString();
     const session = { id: randomUUID(), title: title ?? null, created_at: now, updated_at: now };
     this.db
-      .prepare("INSERT INTO sessions (id, title, created_at, updated_at) VALUES (@id, @title, @created_at, @updated_at)")
+      .prepare(
+        "INSERT INTO sessions (id, title, created_at, updated_at) VALUES (@id, @title, @created_at, @updated_at)",
+      )
       .run(session);
     return session;
   }

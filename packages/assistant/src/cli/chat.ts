@@ -28,7 +28,7 @@ export function registerChatCommand(program: Command, ctx: CliContext): void {
         await oneShot(ctx, client, message, opts);
         return;
       }
-      if (opts.json) throw new AppError("invalid_request", "--json needs a message: assistant chat --json \"question\"");
+      if (opts.json) throw new AppError("invalid_request", '--json needs a message: assistant chat --json "question"');
       await interactive(ctx, client, opts);
     });
 }
@@ -37,7 +37,11 @@ type Client = Awaited<ReturnType<typeof import("./daemonClient.ts").connectDaemo
 
 async function oneShot(ctx: CliContext, client: Client, message: string, opts: ChatOptions): Promise<void> {
   const { withDaemon } = await import("./daemonClient.ts");
-  const body = { message, ...(opts.session ? { session_id: opts.session } : {}), ...(opts.taskType ? { task_type: opts.taskType } : {}) };
+  const body = {
+    message,
+    ...(opts.session ? { session_id: opts.session } : {}),
+    ...(opts.taskType ? { task_type: opts.taskType } : {}),
+  };
   if (opts.json) {
     const reply = await withDaemon("there is nobody to chat with", () => client.sendMessage(body));
     output(ctx, true, reply, () => "");
@@ -83,12 +87,16 @@ async function streamReply(
 async function interactive(ctx: CliContext, client: Client, opts: ChatOptions): Promise<void> {
   const { createInterface } = await import("node:readline/promises");
   const tty = ctx.stdin.isTTY === true;
-  const rl = createInterface({ input: ctx.stdin, ...(tty ? { output: ctx.stdout, terminal: true } : { terminal: false }) });
+  const rl = createInterface({
+    input: ctx.stdin,
+    ...(tty ? { output: ctx.stdout, terminal: true } : { terminal: false }),
+  });
   if (tty) ctx.stdout.write("Chat with the assistant. /help lists commands, /exit or Ctrl-D leaves.\n");
   let sessionId = opts.session;
   let current: AbortController | undefined;
   rl.on("SIGINT", () => {
-    if (current) current.abort(); // Ctrl-C stops the answer, not the chat
+    if (current)
+      current.abort(); // Ctrl-C stops the answer, not the chat
     else rl.close();
   });
   const lines = rl[Symbol.asyncIterator]();
@@ -108,12 +116,17 @@ async function interactive(ctx: CliContext, client: Client, opts: ChatOptions): 
         sessionId = await streamReply(
           ctx,
           client,
-          { message, ...(sessionId ? { session_id: sessionId } : {}), ...(opts.taskType ? { task_type: opts.taskType } : {}) },
+          {
+            message,
+            ...(sessionId ? { session_id: sessionId } : {}),
+            ...(opts.taskType ? { task_type: opts.taskType } : {}),
+          },
           current.signal,
         );
       } catch (error) {
         if (current.signal.aborted) ctx.stdout.write("\n[stopped]\n");
-        else if (error instanceof AppError) ctx.stderr.write(`error: ${error.message}\n`); // the chat goes on
+        else if (error instanceof AppError)
+          ctx.stderr.write(`error: ${error.message}\n`); // the chat goes on
         else throw error;
       } finally {
         current = undefined;

@@ -38,7 +38,17 @@ export async function withDaemon<T>(what: string, call: () => Promise<T>): Promi
 }
 
 const KNOWN = new Set([
-  "invalid_request", "unauthorized", "forbidden", "policy_denied", "not_found", "conflict", "payload_too_large",
-  "rate_limited", "budget_exceeded", "provider_error", "provider_unavailable", "provider_timeout",
+  "invalid_request",
+  "unauthorized",
+  "forbidden",
+  "policy_denied",
+  "not_found",
+  "conflict",
+  "payload_too_large",
+  "rate_limited",
+  "budget_exceeded",
+  "provider_error",
+  "provider_unavailable",
+  "provider_timeout",
 ]);
 const toCode = (code: string) => (KNOWN.has(code) ? code : "internal") as ConstructorParameters<typeof AppError>[0];

@@ -24,16 +24,18 @@ export function registerRouterCommands(program: Command, ctx: CliContext): void 
     });
 
   const discover = (command: Command) =>
-    command
-      .option("--json", "machine-readable output")
-      .action(async (opts: { json?: boolean }) => {
-        const { discoverLocalServers } = await import("../llm/discover.ts");
-        const { effectiveEnv } = await import("../config/envFile.ts");
-        const found = await discoverLocalServers(effectiveEnv(ctx.paths, ctx.env));
-        output(ctx, opts.json, found, () => formatDiscovery(found));
-      });
-  discover(router.command("discover").description("find local model servers (Ollama, llama.cpp server) on this machine"));
-  discover(program.command("discover").description("find local model servers on this machine (same as router discover)"));
+    command.option("--json", "machine-readable output").action(async (opts: { json?: boolean }) => {
+      const { discoverLocalServers } = await import("../llm/discover.ts");
+      const { effectiveEnv } = await import("../config/envFile.ts");
+      const found = await discoverLocalServers(effectiveEnv(ctx.paths, ctx.env));
+      output(ctx, opts.json, found, () => formatDiscovery(found));
+    });
+  discover(
+    router.command("discover").description("find local model servers (Ollama, llama.cpp server) on this machine"),
+  );
+  discover(
+    program.command("discover").description("find local model servers on this machine (same as router discover)"),
+  );
 
   router
     .command("show")

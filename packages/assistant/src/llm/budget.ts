@@ -37,7 +37,11 @@ function envLimit(env: NodeJS.ProcessEnv, key: string, integer: boolean): number
   if (!raw) return null;
   const value = Number(raw);
   if (!Number.isFinite(value) || value <= 0 || (integer && !Number.isInteger(value))) {
-    throw new ConfigError("environment", key, `must be a positive ${integer ? "whole number" : "number"} (got "${raw}")`);
+    throw new ConfigError(
+      "environment",
+      key,
+      `must be a positive ${integer ? "whole number" : "number"} (got "${raw}")`,
+    );
   }
   return value;
 }
@@ -72,7 +76,9 @@ export class Budget {
       } else if (limits[key] !== null) sources[key] = "env";
     }
     const sessions = this.db
-      .prepare("SELECT session_id, tokens_in, tokens_out, cost_usd, updated_at FROM budget_usage ORDER BY updated_at DESC")
+      .prepare(
+        "SELECT session_id, tokens_in, tokens_out, cost_usd, updated_at FROM budget_usage ORDER BY updated_at DESC",
+      )
       .all() as SessionUsage[];
     const totals = sessions.reduce(
       (sum, s) => ({
@@ -106,7 +112,9 @@ export class Budget {
     const row = this.db
       .prepare("SELECT session_id, tokens_in, tokens_out, cost_usd, updated_at FROM budget_usage WHERE session_id = ?")
       .get(sessionId) as SessionUsage | undefined;
-    return row ?? { session_id: sessionId, tokens_in: 0, tokens_out: 0, cost_usd: 0, updated_at: new Date().toISOString() };
+    return (
+      row ?? { session_id: sessionId, tokens_in: 0, tokens_out: 0, cost_usd: 0, updated_at: new Date().toISOString() }
+    );
   }
 
   /** Throws `budget_exceeded` when the session has used its tokens or money; the message says what to do. */

@@ -46,6 +46,9 @@ export function toProviderFailure(error: unknown): ProviderFailure {
     if (status !== undefined && status >= 500) {
       return new ProviderFailure("server", detail, { status, retryAfterMs: parseRetryAfter(headers["retry-after"]) });
     }
+    // The OpenAI library reports a connection cut mid-response as statusCode 200 (the status it had received).
+    if (status !== undefined && status < 400)
+      return new ProviderFailure("server", `connection cut: ${shortMessage(error)}`);
     if (status !== undefined) return new ProviderFailure("refused", detail, { status });
     // No answer at all: the AI SDK reports a failed connection this way (nothing listens, blocked port...).
     if (error.message.startsWith("Cannot connect to API")) {

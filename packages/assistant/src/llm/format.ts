@@ -8,17 +8,26 @@ import type { EmbeddedState } from "./types.ts";
 
 const target = (t: { provider: string; model: string } | null) => (t ? `${t.provider}/${t.model}` : "(none)");
 
-function table(rows: string[][]): string {
+export function table(rows: string[][]): string {
   const widths = rows[0]!.map((_, col) => Math.max(...rows.map((row) => row[col]!.length)));
-  return rows.map((row) => row.map((cell, col) => cell.padEnd(widths[col]!)).join("  ").trimEnd()).join("\n");
+  return rows
+    .map((row) =>
+      row
+        .map((cell, col) => cell.padEnd(widths[col]!))
+        .join("  ")
+        .trimEnd(),
+    )
+    .join("\n");
 }
 
+/** Routes per category; "(default)" marks a category without an entry of its own. */
 export function formatRoutes(routes: RouteView[]): string {
-  const rows = [["CATEGORY", "PRIMARY", "FALLBACK", "SOURCE"]];
-  for (const r of routes) {
-    rows.push([r.category, target(r.primary), r.fallback.map(target).join(", ") || "-", r.source]);
-  }
-  return table(rows);
+  const rows = routes.map((r) => [
+    r.category,
+    target(r.primary),
+    [r.fallback.map(target).join(", "), r.source === "default" ? "(default)" : ""].filter(Boolean).join("  "),
+  ]);
+  return table([["CATEGORY", "PRIMARY", "FALLBACK"], ...rows]);
 }
 
 const ms = (v: number | null) => (v === null ? "-" : `${Math.round(v)}`);
@@ -26,7 +35,21 @@ const ms = (v: number | null) => (v === null ? "-" : `${Math.round(v)}`);
 export function formatMetrics(snapshot: MetricsSnapshot): string {
   if (!snapshot.enabled) return "Router metrics are off (global.enable_metrics: false in llm_router.yaml).";
   if (snapshot.models.length === 0) return `No LLM calls since ${snapshot.since}.`;
-  const rows = [["PROVIDER/MODEL", "CALLS", "FAIL", "RETRY", "FALLBK", "P50 MS", "P95 MS", "1ST P50", "TOK IN", "TOK OUT", "COST $"]];
+  const rows = [
+    [
+      "PROVIDER/MODEL",
+      "CALLS",
+      "FAIL",
+      "RETRY",
+      "FALLBK",
+      "P50 MS",
+      "P95 MS",
+      "1ST P50",
+      "TOK IN",
+      "TOK OUT",
+      "COST $",
+    ],
+  ];
   for (const m of snapshot.models) {
     rows.push([
       `${m.provider}/${m.model}`,
@@ -77,7 +100,9 @@ export function formatEmbedded(state: EmbeddedState): string {
   ];
   if (state.calibration) {
     const c = state.calibration;
-    lines.push(`  calibrated ${c.measured_at}: ${c.tokens_per_second.toFixed(1)} tokens/s, first token ${Math.round(c.first_token_ms)} ms`);
+    lines.push(
+      `  calibrated ${c.measured_at}: ${c.tokens_per_second.toFixed(1)} tokens/s, first token ${Math.round(c.first_token_ms)} ms`,
+    );
   }
   if (state.error) lines.push(`  last error: ${state.error}`);
   return lines.join("\n");

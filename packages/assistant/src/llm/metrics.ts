@@ -47,7 +47,15 @@ export interface MetricsSnapshot {
   enabled: boolean;
   since: string;
   models: ModelMetrics[];
-  totals: { calls: number; failures: number; retries: number; fallbacks: number; tokens_in: number; tokens_out: number; cost_usd: number };
+  totals: {
+    calls: number;
+    failures: number;
+    retries: number;
+    fallbacks: number;
+    tokens_in: number;
+    tokens_out: number;
+    cost_usd: number;
+  };
 }
 
 interface Entry {
@@ -144,7 +152,12 @@ export class RouterMetrics {
   prometheus(): string {
     const snapshot = this.snapshot();
     const lines: string[] = [];
-    const family = (name: string, type: "counter" | "gauge", help: string, value: (m: ModelMetrics) => number | null) => {
+    const family = (
+      name: string,
+      type: "counter" | "gauge",
+      help: string,
+      value: (m: ModelMetrics) => number | null,
+    ) => {
       lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
       for (const m of snapshot.models) {
         const v = value(m);
@@ -159,9 +172,19 @@ export class RouterMetrics {
     family("assistant_llm_tokens_out_total", "counter", "Completion tokens.", (m) => m.tokens_out);
     family("assistant_llm_cost_usd_total", "counter", "Estimated cost in USD.", (m) => m.cost_usd);
     family("assistant_llm_latency_p50_ms", "gauge", "Median latency of successful calls.", (m) => m.latency_ms.p50);
-    family("assistant_llm_latency_p95_ms", "gauge", "95th percentile latency of successful calls.", (m) => m.latency_ms.p95);
+    family(
+      "assistant_llm_latency_p95_ms",
+      "gauge",
+      "95th percentile latency of successful calls.",
+      (m) => m.latency_ms.p95,
+    );
     family("assistant_llm_first_chunk_p50_ms", "gauge", "Median time to the first chunk.", (m) => m.first_chunk_ms.p50);
-    family("assistant_llm_first_chunk_p95_ms", "gauge", "95th percentile time to the first chunk.", (m) => m.first_chunk_ms.p95);
+    family(
+      "assistant_llm_first_chunk_p95_ms",
+      "gauge",
+      "95th percentile time to the first chunk.",
+      (m) => m.first_chunk_ms.p95,
+    );
     return `${lines.join("\n")}\n`;
   }
 }

@@ -46,7 +46,8 @@ function fromOptions(options: ModelOptions | undefined): Price | null {
     return { inputPerMTok: perToken[0] * 1e6, outputPerMTok: perToken[1] * 1e6 };
   }
   const perMTok = [num(extra.price_input_per_mtok), num(extra.price_output_per_mtok)];
-  if (perMTok[0] !== undefined && perMTok[1] !== undefined) return { inputPerMTok: perMTok[0], outputPerMTok: perMTok[1] };
+  if (perMTok[0] !== undefined && perMTok[1] !== undefined)
+    return { inputPerMTok: perMTok[0], outputPerMTok: perMTok[1] };
   return null;
 }
 

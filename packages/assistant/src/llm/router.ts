@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { DataPaths } from "../config/paths.ts";
-import type { LlmRouterConfig, RouteConfig, RouteProvider, RouteTarget } from "../config/schemas/llmRouter.ts";
+import type { LlmRouterConfig, RouteConfig, RouteProvider } from "../config/schemas/llmRouter.ts";
 import type { Logger } from "../log/logger.ts";
 import { AppError } from "../util/errors.ts";
 import type { Vault } from "../vault/vault.ts";
@@ -123,7 +123,9 @@ export class LlmRouter {
   }
 
   private maxOutputTokens(request: LlmRequest, config: RouteConfig | undefined): number {
-    const limit = isSystemTask(request.taskType) ? this.limitsValue.systemTaskMaxTokens : this.limitsValue.maxResponseTokens;
+    const limit = isSystemTask(request.taskType)
+      ? this.limitsValue.systemTaskMaxTokens
+      : this.limitsValue.maxResponseTokens;
     return Math.min(request.maxOutputTokens ?? Number.POSITIVE_INFINITY, config?.max_tokens ?? limit);
   }
 
@@ -165,10 +167,16 @@ export class LlmRouter {
       const maxOutputTokens = this.maxOutputTokens(request, target.config);
       const maxCost = route.constraints?.max_cost_per_request;
       if (maxCost !== undefined && price) {
-        const estimate = costOf(price, { input: promptTokens, output: Number.isFinite(maxOutputTokens) ? maxOutputTokens : 0 });
+        const estimate = costOf(price, {
+          input: promptTokens,
+          output: Number.isFinite(maxOutputTokens) ? maxOutputTokens : 0,
+        });
         if (estimate > maxCost) {
           skip(
-            new ProviderFailure("constraint", `estimated cost $${estimate.toFixed(4)} exceeds max_cost_per_request $${maxCost}`),
+            new ProviderFailure(
+              "constraint",
+              `estimated cost $${estimate.toFixed(4)} exceeds max_cost_per_request $${maxCost}`,
+            ),
           );
           continue;
         }
@@ -259,7 +267,10 @@ export class LlmRouter {
           provider: target.provider,
           model: target.model,
           outcome: "failed",
-          reason: retry > 0 ? `${lastFailure.message} (after ${retry} ${retry === 1 ? "retry" : "retries"})` : lastFailure.message,
+          reason:
+            retry > 0
+              ? `${lastFailure.message} (after ${retry} ${retry === 1 ? "retry" : "retries"})`
+              : lastFailure.message,
         });
       }
     }

@@ -23,7 +23,10 @@ export function budgetRoutes(services: Services): RouteSpec[] {
       tag: "budget",
       body: z
         .strictObject({
-          max_tokens_per_session: limit(2_147_483_647).refine((v) => v == null || Number.isInteger(v), "expected a whole number"),
+          max_tokens_per_session: limit(2_147_483_647).refine(
+            (v) => v == null || Number.isInteger(v),
+            "expected a whole number",
+          ),
           max_cost_per_session_usd: limit(1_000_000),
         })
         .refine((b) => Object.keys(b).length > 0, "set max_tokens_per_session or max_cost_per_session_usd"),

@@ -13,7 +13,10 @@ import { openStreams } from "../sse.ts";
 const messageBody = z.strictObject({
   message: z.string().min(1).max(MAX_MESSAGE_CHARS),
   session_id: z.string().min(1).max(128).optional(),
-  task_type: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, "expected a task type name such as conversation").optional(),
+  task_type: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]{1,64}$/, "expected a task type name such as conversation")
+    .optional(),
   message_delivery_mode: z.enum(["steering", "follow_up"]).optional(),
   wait: z.boolean().optional(),
   stream: z.boolean().optional(),
@@ -28,8 +31,9 @@ export function messageRoutes(services: Services): RouteSpec[] {
       summary: "Sends a user message: `wait: true` returns the reply, `stream: true` streams it as server-sent events",
       tag: "chat",
       body: messageBody,
-      handler: async ({ body }, request, reply) => {
-        if (body.wait && body.stream) throw new AppError("invalid_request", "set wait or stream, not both", { field: "body.stream" });
+      handler: async ({ body }, _request, reply) => {
+        if (body.wait && body.stream)
+          throw new AppError("invalid_request", "set wait or stream, not both", { field: "body.stream" });
         if (!body.wait && !body.stream) {
           throw new AppError(
             "invalid_request",

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { classifyMessage } from "../../llm/classify.ts";
-import { downloadTarget } from "../../llm/embedded/download.ts";
 import { resolveEmbeddedModel } from "../../llm/embedded/catalogue.ts";
+import { downloadTarget } from "../../llm/embedded/download.ts";
 import { listAllModels } from "../../llm/models.ts";
 import { editableRouterFile, listRoutes, setRoute } from "../../llm/routeEditor.ts";
 import type { Services } from "../../runtime/services.ts";
@@ -74,7 +74,10 @@ export function routerRoutes(services: Services): RouteSpec[] {
         const route = llm.router.resolve(result.category);
         return {
           ...result,
-          route: { source: route.source, targets: route.targets.map((t) => ({ provider: t.provider, model: t.model })) },
+          route: {
+            source: route.source,
+            targets: route.targets.map((t) => ({ provider: t.provider, model: t.model })),
+          },
         };
       },
     }),

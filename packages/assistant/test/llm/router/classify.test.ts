@@ -51,7 +51,12 @@ describe("task type resolution", () => {
     expect(resolutionChain("search")).toEqual(["conversation"]);
     expect(resolutionChain("schedule")).toEqual(["conversation"]);
     expect(resolutionChain("orchestrator")).toEqual(["orchestrator", "system", "conversation"]);
-    expect(resolutionChain("security_audit")).toEqual(["security_audit", "code_generation", "system_diagnostic", "conversation"]);
+    expect(resolutionChain("security_audit")).toEqual([
+      "security_audit",
+      "code_generation",
+      "system_diagnostic",
+      "conversation",
+    ]);
     expect(resolutionChain("qa")).toEqual(["qa", "system_diagnostic", "code_generation", "conversation"]);
     expect(resolutionChain("database")).toEqual(["database", "data_analysis", "code_generation", "conversation"]);
     expect(resolutionChain("research")).toEqual(["research", "scientific_analysis", "conversation"]);
@@ -64,9 +69,15 @@ describe("task type resolution", () => {
   });
 
   it("image_generation never falls back to a chat model", () => {
-    expect(resolveRoute(config({ conversation: { primary: cloud } }), "image_generation", { degraded: false }).targets).toEqual([]);
-    const withImage = config({ image_generation: { primary: { provider: "cloud_a", model: "img", config: { default_size: "512x512" } } } });
-    expect(resolveRoute(withImage, "image_generation", { degraded: false }).targets.map((t) => t.model)).toEqual(["img"]);
+    expect(
+      resolveRoute(config({ conversation: { primary: cloud } }), "image_generation", { degraded: false }).targets,
+    ).toEqual([]);
+    const withImage = config({
+      image_generation: { primary: { provider: "cloud_a", model: "img", config: { default_size: "512x512" } } },
+    });
+    expect(resolveRoute(withImage, "image_generation", { degraded: false }).targets.map((t) => t.model)).toEqual([
+      "img",
+    ]);
   });
 
   it("enable_fallback: false keeps only the primary; degraded mode drops cloud providers", () => {

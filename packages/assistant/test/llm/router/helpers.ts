@@ -4,9 +4,11 @@ import { join } from "node:path";
 import { dataPaths } from "../../../src/config/paths.ts";
 import { type LlmRouterInput, llmRouterSchema } from "../../../src/config/schemas/llmRouter.ts";
 import { Budget } from "../../../src/llm/budget.ts";
+import { ModelDownloader } from "../../../src/llm/embedded/download.ts";
+import { createEmbeddedRuntime } from "../../../src/llm/embedded/runtime.ts";
 import { RouterMetrics } from "../../../src/llm/metrics.ts";
 import { LlmRouter } from "../../../src/llm/router.ts";
-import type { EmbeddedRuntime, LanguageModelV4Prompt, LlmEvent, LlmRequest } from "../../../src/llm/types.ts";
+import type { LanguageModelV4Prompt, LlmEvent, LlmRequest } from "../../../src/llm/types.ts";
 import { openDatabase } from "../../../src/store/database.ts";
 import { AppError } from "../../../src/util/errors.ts";
 
@@ -37,8 +39,12 @@ export function testRouter(
       },
     },
     paths: dataPaths(dir),
-    // These routes never name assistant_embedded.
-    embedded: {} as EmbeddedRuntime,
+    // A real runtime with no model file: it is "unavailable", as on a machine that never downloaded one.
+    embedded: createEmbeddedRuntime({
+      env: { ASSISTANT_EMBEDDED_MODEL_PATH: join(dir, "missing.gguf") },
+      paths: dataPaths(dir),
+      downloader: new ModelDownloader(),
+    }),
     metrics,
     budget,
     backoffBaseMs: 20,

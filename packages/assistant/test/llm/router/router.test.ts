@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { RouteProvider } from "../../../src/config/schemas/llmRouter.ts";
 import { closedPort } from "../providers/helpers.ts";
 import { type ScriptedServer, startOpenAiServer } from "../servers/openaiServer.ts";
 import { collect, failureOf, routesOf, testRouter, textOf } from "./helpers.ts";
@@ -18,7 +19,15 @@ afterEach(async () => {
 });
 
 /** conversation: lowbit_server (server a) first, then cloud_a (server b). */
+interface Target {
+  provider: RouteProvider;
+  model: string;
+  config?: Record<string, unknown>;
+}
+
 function twoServers(global: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) {
+  const primary: Target = { provider: "lowbit_server", model: "local-a" };
+  const fallback: Target[] = [{ provider: "cloud_a", model: "gpt-4o-mini" }];
   return {
     global: { default_max_retries: 2, ...global },
     providers: {
@@ -26,11 +35,7 @@ function twoServers(global: Record<string, unknown> = {}, extra: Record<string, 
       cloud_a: { base_url: `${b.url}/v1`, api_key_ref: "vault://cloud_a_api_key" },
     },
     task_types: {
-      conversation: {
-        primary: { provider: "lowbit_server" as const, model: "local-a" },
-        fallback: [{ provider: "cloud_a" as const, model: "gpt-4o-mini" }],
-        ...extra,
-      },
+      conversation: { primary, fallback, ...extra },
     },
   };
 }
@@ -47,14 +52,21 @@ describe("router: the primary answers", () => {
     expect(finish).toMatchObject({ type: "finish", provider: "lowbit_server", model: "local-a", costUsd: 0 });
     expect(finish.type === "finish" && finish.usage).toEqual({ input: 11, output: 2 });
     const m = metrics.snapshot().models[0]!;
-    expect(m).toMatchObject({ provider: "lowbit_server", model: "local-a", calls: 1, failures: 0, tokens_in: 11, tokens_out: 2 });
+    expect(m).toMatchObject({
+      provider: "lowbit_server",
+      model: "local-a",
+      calls: 1,
+      failures: 0,
+      tokens_in: 11,
+      tokens_out: 2,
+    });
     expect(m.latency_ms.p50).not.toBeNull();
     expect(m.first_chunk_ms.p50).not.toBeNull();
   });
 
   it("merges the route config into the request and caps max_tokens by ASSISTANT_MAX_RESPONSE_TOKENS", async () => {
     const file = twoServers();
-    (file.task_types.conversation.primary as Record<string, unknown>).config = { temperature: 0.2, top_p: 0.5 };
+    file.task_types.conversation.primary.config = { temperature: 0.2, top_p: 0.5 };
     const { router } = testRouter(file, { secrets, env: { ASSISTANT_MAX_RESPONSE_TOKENS: "77" } });
     await collect(router);
     const body = a.requests.at(-1)!.body as Record<string, unknown>;
@@ -68,7 +80,13 @@ describe("router: the primary answers", () => {
     a.enqueue({ kind: "tool_call", name: "read_file", arguments: { path: "/tmp/x" } });
     const { router } = testRouter(twoServers(), { secrets });
     const events = await collect(router, {
-      tools: [{ type: "function", name: "read_file", inputSchema: { type: "object", properties: { path: { type: "string" } } } }],
+      tools: [
+        {
+          type: "function",
+          name: "read_file",
+          inputSchema: { type: "object", properties: { path: { type: "string" } } },
+        },
+      ],
     });
     const call = events.find((e) => e.type === "tool_call");
     expect(call).toMatchObject({ type: "tool_call", name: "read_file" });

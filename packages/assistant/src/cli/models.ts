@@ -1,0 +1,227 @@
+import type { Command } from "commander";
+import type { RouteTargetRef } from "../llm/defaultRoute.ts";
+import { formatRoutes, table } from "../llm/format.ts";
+import type { ProviderChange, ProviderStatus } from "../llm/providerSettings.ts";
+import type { SetRouteResult } from "../llm/routeEditor.ts";
+import { type CliContext, output, readStdin } from "./context.ts";
+import { registerEmbeddedDownload } from "./embeddedDownload.ts";
+
+// `assistant config models` (routes per category) and `assistant config provider` (local server, cloud accounts):
+// edits of llm_router.yaml and the vault that work without a daemon. Services are imported inside the actions.
+
+export function registerModelsCommands(program: Command, ctx: CliContext): void {
+  const config = subcommand(program, "config", "configuration files and persistent settings");
+  const models = subcommand(config, "models", "which model answers which category (llm_router.yaml)");
+  registerRouteCommands(models, ctx);
+  registerModelsFetch(models, ctx);
+  registerEmbeddedDownload(models, ctx);
+  const provider = subcommand(config, "provider", "LLM providers: a local model server, cloud accounts");
+  registerProviderCommands(provider, ctx);
+}
+
+/** Other areas add commands under the same parents: whoever registers first creates them. */
+function subcommand(parent: Command, name: string, description: string): Command {
+  return parent.commands.find((command) => command.name() === name) ?? parent.command(name).description(description);
+}
+
+// ---- config models ---------------------------------------------------------------------------------------
+
+function registerRouteCommands(models: Command, ctx: CliContext): void {
+  models
+    .command("routes")
+    .description("the primary and fallback models of every category, defaults included")
+    .option("--json", "machine-readable output")
+    .action(async (opts: { json?: boolean }) => {
+      const [{ configFilePath, loadConfig }, { listRoutes }] = await Promise.all([
+        import("../config/configFiles.ts"),
+        import("../llm/routeEditor.ts"),
+      ]);
+      const routes = listRoutes(loadConfig("llm_router", ctx.paths));
+      const file = configFilePath("llm_router", ctx.paths);
+      output(ctx, opts.json, { file, routes }, () => formatRoutes(routes));
+    });
+
+  models
+    .command("get [CATEGORY]")
+    .description("the route of one category (default conversation)")
+    .option("--json", "machine-readable output")
+    .action(async (category: string | undefined, opts: { json?: boolean }) => {
+      const [{ configFilePath, loadConfig }, { getRoute }] = await Promise.all([
+        import("../config/configFiles.ts"),
+        import("../llm/routeEditor.ts"),
+      ]);
+      const route = getRoute(loadConfig("llm_router", ctx.paths), category);
+      const file = configFilePath("llm_router", ctx.paths);
+      output(ctx, opts.json, { file, ...route }, () =>
+        [
+          `${route.category} (${route.source === "file" ? `from ${file}` : "default: no entry in llm_router.yaml"})`,
+          `  primary:  ${route.primary ? label(route.primary) : "(none)"}`,
+          `  fallback: ${route.fallback.map(label).join(", ") || "(none)"}`,
+        ].join("\n"),
+      );
+    });
+
+  models
+    .command("set <CATEGORY> <PROVIDER> <MODEL>")
+    .description("make a model the primary of a category; the previous primary becomes the first fallback")
+    .option("--json", "machine-readable output")
+    .action(async (category: string, provider: string, model: string, opts: { json?: boolean }) => {
+      const { editableRouterFile, setRoute } = await import("../llm/routeEditor.ts");
+      const result = setRoute(editableRouterFile(ctx.paths), category, provider, model);
+      const running = await daemonRunning(ctx);
+      output(ctx, opts.json, { ...result, daemon_running: running }, () =>
+        [...describeRoute(result), result.changed ? applyHint(result.file, running) : "nothing changed"].join("\n"),
+      );
+    });
+}
+
+function registerModelsFetch(models: Command, ctx: CliContext): void {
+  models
+    .command("fetch")
+    .description("ask every configured provider for its models' metadata and store it under model_options")
+    .option("--json", "machine-readable output")
+    .action(async (opts: { json?: boolean }) => {
+      const [{ fetchModelOptions }, { effectiveEnv }, { openVault }] = await Promise.all([
+        import("../llm/modelFetch.ts"),
+        import("../config/envFile.ts"),
+        import("../vault/vault.ts"),
+      ]);
+      const env = effectiveEnv(ctx.paths, ctx.env);
+      const result = await fetchModelOptions(ctx.paths, env, openVault(ctx.paths, env));
+      output(ctx, opts.json, result, () =>
+        [
+          ...result.providers.map((p) =>
+            p.error ? `${p.provider}: unreachable (${p.error})` : `${p.provider}: ${p.models} models`,
+          ),
+          result.changed
+            ? `Stored metadata of ${result.models.length} models in ${result.file} (model_options).`
+            : `Nothing new to store in ${result.file}.`,
+        ].join("\n"),
+      );
+    });
+}
+
+function label(target: RouteTargetRef): string {
+  return `${target.provider}/${target.model}`;
+}
+
+function describeRoute(result: SetRouteResult): string[] {
+  const was = result.previous.primary;
+  const note = !was
+    ? " (new route)"
+    : label(was) === label(result.primary)
+      ? ""
+      : ` (was ${label(was)}, now the first fallback)`;
+  return [
+    `${result.category}: primary ${label(result.primary)}${note}`,
+    `  fallback: ${result.fallback.map(label).join(", ") || "(none)"}`,
+  ];
+}
+
+async function daemonRunning(ctx: CliContext): Promise<boolean> {
+  const { processAlive, readDaemonInfo } = await import("../runtime/daemonInfo.ts");
+  const info = readDaemonInfo(ctx.paths.daemonInfo);
+  return info !== undefined && processAlive(info.pid);
+}
+
+/** The daemon reads the router file at start, so a change applies from its next start. */
+function applyHint(file: string, running: boolean): string {
+  return running
+    ? `saved to ${file}; the daemon is running: restart it with \`assistant stop && assistant start\` to apply the change`
+    : `saved to ${file}; the daemon uses it from its next start`;
+}
+
+// ---- config provider -------------------------------------------------------------------------------------
+
+function registerProviderCommands(provider: Command, ctx: CliContext): void {
+  provider
+    .command("list")
+    .description("each provider: configured or not, URL, where its key comes from (never the key) and its users")
+    .option("--json", "machine-readable output")
+    .action(async (opts: { json?: boolean }) => {
+      const [{ loadConfig }, { listProviders }, { effectiveEnv }, { openVault }] = await Promise.all([
+        import("../config/configFiles.ts"),
+        import("../llm/providerSettings.ts"),
+        import("../config/envFile.ts"),
+        import("../vault/vault.ts"),
+      ]);
+      const env = effectiveEnv(ctx.paths, ctx.env);
+      const providers = listProviders(loadConfig("llm_router", ctx.paths), env, openVault(ctx.paths, env));
+      output(ctx, opts.json, { providers }, () => formatProviders(providers));
+    });
+
+  provider
+    .command("set-local-server")
+    .description("use a local model server (Ollama-compatible): sets providers.local_server.base_url")
+    .option("--url <url>", "the server's base URL (default http://localhost:11434)")
+    .option("--category <cat>", "also make it the primary of this category (needs --model)")
+    .option("--model <model>", "the model for --category, as the server names it")
+    .option("--json", "machine-readable output")
+    .action(async (opts: { url?: string; category?: string; model?: string; json?: boolean }) => {
+      const { setLocalServer } = await import("../llm/providerSettings.ts");
+      const change = setLocalServer(ctx.paths, opts);
+      await printChange(ctx, opts.json, change, [`providers.local_server.base_url: ${change.base_url}`]);
+    });
+
+  for (const id of ["cloud_a", "cloud_b"] as const) {
+    const name = id.replace("_", "-");
+    provider
+      .command(`add-${name}`)
+      .description(
+        `use ${id}: its API key goes into the vault (read from standard input when piped), the router file refers to it`,
+      )
+      .option("--api-key <key>", "the key (prefer standard input: a key on the command line may stay in shell history)")
+      .option("--category <cat>", "also make it the primary of this category (needs --model)")
+      .option("--model <model>", `the model for --category, as ${id} names it`)
+      .option("--json", "machine-readable output")
+      .action(async (opts: { apiKey?: string; category?: string; model?: string; json?: boolean }) => {
+        const [settings, { effectiveEnv }, { openVault }] = await Promise.all([
+          import("../llm/providerSettings.ts"),
+          import("../config/envFile.ts"),
+          import("../vault/vault.ts"),
+        ]);
+        if (opts.apiKey !== undefined) {
+          ctx.stderr.write(
+            `warning: a key given on the command line may be kept in your shell history; prefer piping it: \`assistant config provider add-${name} < key.txt\`\n`,
+          );
+        }
+        // Piped keys stay out of the shell history and the process list; on a terminal the vault must have it.
+        const piped = opts.apiKey === undefined && !ctx.stdin.isTTY ? (await readStdin(ctx)).trim() : "";
+        const apiKey = opts.apiKey ?? (piped || undefined);
+        const vault = openVault(ctx.paths, effectiveEnv(ctx.paths, ctx.env));
+        const options = { category: opts.category, model: opts.model, apiKey };
+        const change =
+          id === "cloud_a"
+            ? settings.addCloudA(ctx.paths, vault, options)
+            : settings.addCloudB(ctx.paths, vault, options);
+        const keyName = change.api_key_ref?.slice("vault://".length);
+        await printChange(ctx, opts.json, change, [
+          change.key_stored ? `stored the ${id} API key in the vault as ${keyName}` : `using ${keyName} from the vault`,
+          `providers.${id}.api_key_ref: ${change.api_key_ref}`,
+        ]);
+      });
+  }
+}
+
+async function printChange(
+  ctx: CliContext,
+  json: boolean | undefined,
+  change: ProviderChange,
+  lines: string[],
+): Promise<void> {
+  const running = await daemonRunning(ctx);
+  output(ctx, json, { ...change, daemon_running: running }, () =>
+    [...lines, ...(change.route ? describeRoute(change.route) : []), applyHint(change.file, running)].join("\n"),
+  );
+}
+
+function formatProviders(providers: ProviderStatus[]): string {
+  const rows = providers.map((p) => [
+    p.id,
+    p.id.startsWith("assistant_") ? "built-in" : p.configured ? "yes" : "no",
+    p.base_url ?? "-",
+    p.key,
+    p.used_by.join(", ") || "-",
+  ]);
+  return table([["PROVIDER", "CONFIGURED", "BASE URL", "KEY", "USED BY"], ...rows]);
+}

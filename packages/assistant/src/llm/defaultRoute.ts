@@ -1,0 +1,19 @@
+import type { RouteProvider } from "../config/schemas/llmRouter.ts";
+
+// The route a `conversation` without an entry in llm_router.yaml uses (SPEC.md "Router file"). One constant for
+// the router engine and the route editor, so what `config models routes` shows is what the engine does.
+
+export interface RouteTargetRef {
+  readonly provider: RouteProvider;
+  readonly model: string;
+}
+
+export interface RouteRef {
+  readonly primary: RouteTargetRef;
+  readonly fallback: readonly RouteTargetRef[];
+}
+
+export const DEFAULT_CONVERSATION_ROUTE: RouteRef = Object.freeze({
+  primary: Object.freeze({ provider: "assistant_embedded", model: "default" }),
+  fallback: Object.freeze([Object.freeze({ provider: "assistant_core", model: "core" })]),
+});

@@ -1,0 +1,32 @@
+import { createOpenAI } from "@ai-sdk/openai";
+import type { Provider, ProviderFactory } from "../types.ts";
+import { commonCallOptions, listOpenAiModels, openAiBaseUrl, requireKey } from "./openaiCompatible.ts";
+
+// cloud_a: OpenAI through its chat completions API (the API every OpenAI-compatible server shares).
+
+const DEFAULT_BASE_URL = "https://api.openai.com/v1";
+const HOW_TO_SET_KEY =
+  "run `assistant config provider add-cloud-a`, or store it with `assistant vault set cloud_a_api_key` and set " +
+  "providers.cloud_a.api_key_ref to vault://cloud_a_api_key, or set CLOUD_A_API_KEY";
+
+export const createCloudAProvider: ProviderFactory = (context): Provider => {
+  const settings = context.config.providers.cloud_a ?? {};
+  // Always explicit: left undefined, the AI SDK would read OPENAI_BASE_URL from process.env.
+  const baseURL = openAiBaseUrl(settings.base_url ?? DEFAULT_BASE_URL);
+  const apiKey = () => requireKey(context, "cloud_a", "CLOUD_A_API_KEY", HOW_TO_SET_KEY);
+
+  return {
+    id: "cloud_a",
+    local: false,
+    async languageModel(model) {
+      return createOpenAI({ baseURL, apiKey: apiKey(), organization: settings.organization }).chat(model);
+    },
+    // OpenAI has no top_k and no llama.cpp/Ollama extras.
+    callOptions: commonCallOptions,
+    async listModels(signal) {
+      const headers: Record<string, string> = { authorization: `Bearer ${apiKey()}` };
+      if (settings.organization) headers["openai-organization"] = settings.organization;
+      return listOpenAiModels("cloud_a", baseURL, headers, signal);
+    },
+  };
+};

@@ -1,0 +1,363 @@
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { availableParallelism, tmpdir } from "node:os";
+import { join } from "node:path";
+import type { LanguageModelV4CallOptions, LanguageModelV4StreamPart } from "@ai-sdk/provider";
+import { afterAll, describe, expect, it } from "vitest";
+import { dataPaths } from "../../../src/config/paths.ts";
+import { ModelDownloader } from "../../../src/llm/embedded/download.ts";
+import { createEmbeddedRuntime, ggufProblem, machineThreads } from "../../../src/llm/embedded/runtime.ts";
+import { ProviderFailure } from "../../../src/llm/errors.ts";
+import type { EmbeddedRuntime } from "../../../src/llm/types.ts";
+import type { Logger } from "../../../src/log/logger.ts";
+import { tinyGgufBytes, writeTinyGguf } from "../../fixtures/tinyGguf.ts";
+import { startModelServer } from "./modelServer.ts";
+
+// The embedded runtime against the real llama.cpp (in this vitest fork) with the tiny random-weight GGUF: the
+// output is noise, so the tests check the plumbing (load, stream, usage, abort, grammar), never the content.
+
+const root = mkdtempSync(join(tmpdir(), "assistant-embedded-"));
+const modelFile = join(root, "tiny.gguf");
+writeTinyGguf(modelFile, { seed: 7 });
+const runtimes: EmbeddedRuntime[] = [];
+afterAll(async () => {
+  await Promise.all(runtimes.map((r) => r.close()));
+  rmSync(root, { recursive: true, force: true });
+});
+
+function runtimeFor(env: NodeJS.ProcessEnv = {}, logger?: Logger, downloader = new ModelDownloader()) {
+  const dataDir = mkdtempSync(join(root, "data-"));
+  const runtime = createEmbeddedRuntime({
+    env: {
+      ASSISTANT_EMBEDDED_MODEL_PATH: modelFile,
+      ASSISTANT_EMBEDDED_THREADS: "1",
+      ASSISTANT_EMBEDDED_CONTEXT: "512",
+      ASSISTANT_EMBEDDED_GPU: "0",
+      ...env,
+    },
+    paths: dataPaths(dataDir),
+    downloader,
+    ...(logger ? { logger } : {}),
+  });
+  runtimes.push(runtime);
+  return { runtime, dataDir };
+}
+
+function recordingLogger(): Logger & { messages: string[] } {
+  const messages: string[] = [];
+  const log = (message: string) => messages.push(message);
+  return { messages, trace: log, debug: log, info: log, warn: log, error: log, enabled: () => true };
+}
+
+const hello: LanguageModelV4CallOptions = {
+  prompt: [
+    { role: "system", content: "You are a helpful assistant." },
+    { role: "user", content: [{ type: "text", text: "hello world" }] },
+  ],
+  maxOutputTokens: 8,
+  temperature: 0,
+};
+
+async function readParts(stream: ReadableStream<LanguageModelV4StreamPart>): Promise<LanguageModelV4StreamPart[]> {
+  const parts: LanguageModelV4StreamPart[] = [];
+  const reader = stream.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return parts;
+    parts.push(value);
+  }
+}
+
+function finishOf(parts: LanguageModelV4StreamPart[]) {
+  const finish = parts.find((p) => p.type === "finish");
+  if (finish?.type !== "finish") throw new Error(`no finish part in ${JSON.stringify(parts.map((p) => p.type))}`);
+  return finish;
+}
+
+describe("embedded runtime", () => {
+  it("loads nothing until a call needs the model, then streams text deltas and a finish with usage", async () => {
+    const { runtime } = runtimeFor();
+    const model = runtime.languageModel();
+    expect(model).toMatchObject({ specificationVersion: "v4", provider: "assistant_embedded", modelId: "custom" });
+    expect(runtime.state()).toMatchObject({ status: "unloaded", model_id: "custom", file_present: true, threads: 1 });
+
+    const { stream } = await model.doStream(hello);
+    const parts = await readParts(stream);
+    const types = parts.map((p) => p.type);
+    expect(types[0]).toBe("stream-start");
+    expect(types).toContain("text-start");
+    expect(types.filter((t) => t === "text-delta").length).toBeGreaterThan(0);
+    expect(types.indexOf("text-end")).toBeGreaterThan(types.lastIndexOf("text-delta"));
+    const finish = finishOf(parts);
+    expect(types.at(-1)).toBe("finish");
+    expect(finish.usage.inputTokens.total).toBeGreaterThan(5);
+    expect(finish.usage.outputTokens.total).toBeGreaterThan(0);
+    expect(finish.usage.outputTokens.total).toBeLessThanOrEqual(8);
+    expect(finish.finishReason.unified).toBe("length");
+
+    expect(runtime.state()).toMatchObject({ status: "loaded", threads: 1, context_size: 512, gpu: false, error: null });
+  });
+
+  it("answers doGenerate with the same text, and unload drops the weights until the next call", async () => {
+    const logger = recordingLogger();
+    const { runtime } = runtimeFor({}, logger);
+    const first = await runtime.languageModel().doGenerate(hello);
+    expect(first.content[0]).toMatchObject({ type: "text", text: expect.any(String) });
+    expect(runtime.state().status).toBe("loaded");
+
+    await runtime.unload();
+    expect(runtime.state().status).toBe("unloaded");
+    const second = await runtime.languageModel().doGenerate(hello);
+    // Greedy decoding of the same prompt with the same weights: the reloaded model answers identically.
+    expect(second.content).toEqual(first.content);
+    expect(runtime.state().status).toBe("loaded");
+    expect(logger.messages.filter((m) => m === "embedded model loaded")).toHaveLength(2);
+  });
+
+  it("loads once for concurrent first calls and serves them one after the other", async () => {
+    const logger = recordingLogger();
+    const { runtime } = runtimeFor({}, logger);
+    const model = runtime.languageModel();
+    const results = await Promise.all([1, 2, 3].map(() => model.doGenerate(hello)));
+    for (const result of results) expect(result.usage.outputTokens.total).toBeGreaterThan(0);
+    expect(logger.messages.filter((m) => m === "embedded model loaded")).toHaveLength(1);
+  });
+
+  it("stops generating promptly when the call is aborted, and serves the next call", async () => {
+    const { runtime } = runtimeFor();
+    const model = runtime.languageModel();
+    const long = { ...hello, maxOutputTokens: 400 };
+    await model.doGenerate(hello); // loaded first, so the timings below are generation only
+    let started = performance.now();
+    const full = await model.doGenerate(long);
+    const fullMs = performance.now() - started;
+    expect(full.finishReason.unified).toBe("length"); // the noise model never says end-of-text: 400 tokens
+
+    const controller = new AbortController();
+    const reason = new Error("user stopped");
+    const { stream } = await model.doStream({ ...long, abortSignal: controller.signal });
+    const reader = stream.getReader();
+    const first = await reader.read();
+    expect(first.value?.type).toBe("stream-start");
+    while ((await reader.read()).value?.type !== "text-delta") {}
+    started = performance.now();
+    controller.abort(reason);
+    const drain = async () => {
+      while (!(await reader.read()).done) {}
+    };
+    await expect(drain()).rejects.toBe(reason);
+    // The next call gets the sequence only once the aborted generation has really stopped.
+    const next = await model.doGenerate({ ...hello, maxOutputTokens: 1 });
+    expect(performance.now() - started).toBeLessThan(fullMs / 2);
+    expect(next.usage.outputTokens.total).toBe(1);
+  });
+
+  it("calls a tool through the JSON grammar: the input parses and has the required keys", async () => {
+    const { runtime } = runtimeFor();
+    const { stream } = await runtime.languageModel().doStream({
+      prompt: [{ role: "user", content: [{ type: "text", text: "What is the weather in Paris?" }] }],
+      tools: [
+        {
+          type: "function",
+          name: "get_weather",
+          description: "Weather forecast for a city",
+          inputSchema: {
+            type: "object",
+            properties: { city: { type: "string", maxLength: 12 }, days: { type: "integer" } },
+            required: ["city"],
+            additionalProperties: false,
+          },
+        },
+      ],
+      toolChoice: { type: "required" },
+      maxOutputTokens: 120,
+      temperature: 0,
+    });
+    const parts = await readParts(stream);
+    const call = parts.find((p) => p.type === "tool-call");
+    if (call?.type !== "tool-call") throw new Error(`no tool call in ${JSON.stringify(parts)}`);
+    expect(call.toolName).toBe("get_weather");
+    expect(call.toolCallId).toMatch(/^call_/);
+    const input = JSON.parse(call.input) as Record<string, unknown>;
+    expect(typeof input.city).toBe("string");
+    expect([...(input.city as string)].length).toBeLessThanOrEqual(12);
+    if ("days" in input) expect(Number.isInteger(input.days)).toBe(true);
+    expect(finishOf(parts).finishReason.unified).toBe("tool-calls");
+    expect(parts.some((p) => p.type === "text-delta")).toBe(false); // the JSON itself is never shown as text
+  });
+
+  it("with toolChoice auto answers either with a valid tool call or with plain streamed text", async () => {
+    const { runtime } = runtimeFor();
+    const parts = await readParts(
+      (
+        await runtime.languageModel().doStream({
+          prompt: [{ role: "user", content: [{ type: "text", text: "hello" }] }],
+          tools: [
+            {
+              type: "function",
+              name: "note",
+              inputSchema: {
+                type: "object",
+                properties: { text: { type: "string", maxLength: 8 } },
+                required: ["text"],
+              },
+            },
+          ],
+          maxOutputTokens: 200,
+          temperature: 0,
+        })
+      ).stream,
+    );
+    const finish = finishOf(parts);
+    const call = parts.find((p) => p.type === "tool-call");
+    if (call?.type === "tool-call") {
+      expect(JSON.parse(call.input)).toEqual({ text: expect.any(String) });
+      expect(finish.finishReason.unified).toBe("tool-calls");
+    } else {
+      const text = parts.flatMap((p) => (p.type === "text-delta" ? [p.delta] : [])).join("");
+      expect(text.startsWith("{")).toBe(false); // the answer's text, decoded out of the JSON reply
+      expect(["stop", "length"]).toContain(finish.finishReason.unified);
+    }
+  });
+
+  it("constrains the reply to a JSON response format", async () => {
+    const { runtime } = runtimeFor();
+    const result = await runtime.languageModel().doGenerate({
+      ...hello,
+      maxOutputTokens: 100,
+      responseFormat: {
+        type: "json",
+        schema: {
+          type: "object",
+          properties: { name: { type: "string", maxLength: 8 }, ok: { type: "boolean" } },
+          required: ["name", "ok"],
+        },
+      },
+    });
+    const text = (result.content[0] as { text: string }).text;
+    expect(JSON.parse(text)).toEqual({ name: expect.any(String), ok: expect.any(Boolean) });
+  });
+
+  it("refuses a truncated or corrupt GGUF as unavailable, without crashing, and reports it in the state", async () => {
+    const truncated = join(root, "truncated.gguf");
+    writeFileSync(truncated, tinyGgufBytes({ seed: 7 }).subarray(0, 300_000));
+    const corrupt = join(root, "corrupt.gguf");
+    const bytes = Buffer.from(tinyGgufBytes({ seed: 7 }));
+    bytes.writeBigUInt64LE(10n ** 12n, 8); // tensor count
+    writeFileSync(corrupt, bytes);
+    const notGguf = join(root, "not.gguf");
+    writeFileSync(notGguf, "this is not a model\n".repeat(100));
+
+    for (const [path, reason] of [
+      [truncated, /truncated|runs past the end/],
+      [corrupt, /implausible tensor count/],
+      [notGguf, /does not start with "GGUF"/],
+    ] as const) {
+      const { runtime } = runtimeFor({ ASSISTANT_EMBEDDED_MODEL_PATH: path });
+      const failure = await runtime
+        .languageModel()
+        .doStream(hello)
+        .then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+      expect(failure).toBeInstanceOf(ProviderFailure);
+      expect((failure as ProviderFailure).kind).toBe("unavailable");
+      expect((failure as ProviderFailure).message).toMatch(reason);
+      expect(runtime.state()).toMatchObject({ status: "failed", error: expect.stringMatching(reason) });
+    }
+    expect(ggufProblem(modelFile)).toBeUndefined();
+  });
+
+  it("reports a missing custom file and an unknown catalogue id as unavailable", async () => {
+    const missing = runtimeFor({ ASSISTANT_EMBEDDED_MODEL_PATH: join(root, "nope.gguf") }).runtime;
+    await expect(missing.languageModel().doGenerate(hello)).rejects.toMatchObject({
+      kind: "unavailable",
+      message: expect.stringContaining("does not exist"),
+    });
+    expect(missing.state()).toMatchObject({ status: "failed", file_present: false });
+
+    const unknown = runtimeFor({ ASSISTANT_EMBEDDED_MODEL_PATH: "", ASSISTANT_EMBEDDED_MODEL: "gpt_9" }).runtime;
+    await expect(unknown.languageModel().doGenerate(hello)).rejects.toMatchObject({ kind: "unavailable" });
+    expect(unknown.state().error).toContain("known ids: qwen3_0_6b");
+  });
+
+  it("downloads a missing catalogue model in the background, falling through meanwhile, then loads it", async () => {
+    const body = tinyGgufBytes({ seed: 11 });
+    const server = await startModelServer(body);
+    try {
+      const downloader = new ModelDownloader();
+      const { runtime, dataDir } = runtimeFor(
+        {
+          ASSISTANT_EMBEDDED_MODEL_PATH: "",
+          ASSISTANT_EMBEDDED_MODEL: "smollm2_360m",
+          ASSISTANT_EMBEDDED_MODEL_URL: `${server.url}/tiny.gguf`,
+          ASSISTANT_EMBEDDED_MODEL_SHA256: createHash("sha256").update(body).digest("hex"),
+        },
+        undefined,
+        downloader,
+      );
+      const model = runtime.languageModel();
+      await expect(model.doGenerate(hello)).rejects.toMatchObject({
+        kind: "unavailable",
+        message: expect.stringContaining("is downloading"),
+      });
+      expect(runtime.state().status).toBe("downloading");
+      expect(await downloader.wait()).toMatchObject({ status: "completed", bytes_done: body.length });
+      expect(runtime.state()).toMatchObject({ status: "unloaded", file_present: true, size_bytes: body.length });
+
+      const result = await model.doGenerate(hello);
+      expect(result.usage.outputTokens.total).toBeGreaterThan(0);
+      expect(runtime.state()).toMatchObject({ status: "loaded", path: join(dataDir, "models", "smollm2_360m.gguf") });
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("calibrates: measures thread counts, writes the calibration file and applies it", async () => {
+    const { runtime, dataDir } = runtimeFor({ ASSISTANT_EMBEDDED_THREADS: "" });
+    const calibration = await runtime.calibrate();
+    expect(calibration.tokens_per_second).toBeGreaterThan(0);
+    expect(calibration.first_token_ms).toBeGreaterThanOrEqual(0);
+    expect(calibration.threads).toBeGreaterThanOrEqual(1);
+    expect(calibration.threads).toBeLessThanOrEqual(availableParallelism());
+    expect(calibration.context_size).toBe(512);
+
+    const file = join(dataDir, "models", "embedded_calibration.json");
+    expect(existsSync(file)).toBe(true);
+    const stored = JSON.parse(readFileSync(file, "utf8"));
+    expect(stored).toMatchObject({ model_id: "custom", ...calibration });
+    expect(stored.candidates.length).toBeGreaterThanOrEqual(1);
+    expect(runtime.state()).toMatchObject({ status: "loaded", threads: calibration.threads, calibration });
+
+    // A new runtime (daemon restart) picks the stored calibration up for the same model file.
+    const restarted = createEmbeddedRuntime({
+      env: { ASSISTANT_EMBEDDED_MODEL_PATH: modelFile, ASSISTANT_EMBEDDED_GPU: "0" },
+      paths: dataPaths(dataDir),
+      downloader: new ModelDownloader(),
+    });
+    runtimes.push(restarted);
+    expect(restarted.state()).toMatchObject({ threads: calibration.threads, context_size: 512, calibration });
+  });
+
+  it("ignores a calibration measured with another model file", () => {
+    const dataDir = mkdtempSync(join(root, "data-"));
+    const measured = { measured_at: "2026-01-01T00:00:00.000Z", context_size: 512, gpu_layers: 0 };
+    const file = join(dataDir, "models", "embedded_calibration.json");
+    mkdirSync(join(dataDir, "models"));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        model_id: "custom",
+        model_size: 123,
+        threads: 7,
+        tokens_per_second: 9,
+        first_token_ms: 1,
+        ...measured,
+      }),
+    );
+    const env = { ASSISTANT_EMBEDDED_MODEL_PATH: modelFile };
+    const stale = createEmbeddedRuntime({ env, paths: dataPaths(dataDir), downloader: new ModelDownloader() });
+    expect(stale.state()).toMatchObject({ calibration: null, threads: machineThreads() });
+  });
+});
