@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Db } from "../store/database.ts";
+import { type Db, statement } from "../store/database.ts";
 import { AppError } from "../util/errors.ts";
 
 // Chat sessions and their messages (SQLite). The short-term context of a reply is read from here, newest first,
@@ -44,17 +44,16 @@ export class SessionStore {
   create(title?: string): SessionRecord {
     const now = new Date().toISOString();
     const session = { id: randomUUID(), title: title ?? null, created_at: now, updated_at: now };
-    this.db
-      .prepare(
-        "INSERT INTO sessions (id, title, created_at, updated_at) VALUES (@id, @title, @created_at, @updated_at)",
-      )
-      .run(session);
+    statement(
+      this.db,
+      "INSERT INTO sessions (id, title, created_at, updated_at) VALUES (@id, @title, @created_at, @updated_at)",
+    ).run(session);
     return session;
   }
 
   /** The session, or a `not_found` error naming the id. */
   get(id: string): SessionRecord {
-    const row = this.db.prepare("SELECT id, title, created_at, updated_at FROM sessions WHERE id = ?").get(id) as
+    const row = statement(this.db, "SELECT id, title, created_at, updated_at FROM sessions WHERE id = ?").get(id) as
       | SessionRecord
       | undefined;
     if (!row) throw new AppError("not_found", `no session with id ${id}`, { session_id: id });
@@ -64,9 +63,10 @@ export class SessionStore {
   append(sessionId: string, message: NewMessage): MessageRecord {
     const now = new Date().toISOString();
     const add = this.db.transaction(() => {
-      const { next } = this.db
-        .prepare("SELECT COALESCE(MAX(seq), 0) + 1 AS next FROM messages WHERE session_id = ?")
-        .get(sessionId) as { next: number };
+      const { next } = statement(
+        this.db,
+        "SELECT COALESCE(MAX(seq), 0) + 1 AS next FROM messages WHERE session_id = ?",
+      ).get(sessionId) as { next: number };
       const record: MessageRecord = {
         id: randomUUID(),
         session_id: sessionId,
@@ -78,13 +78,12 @@ export class SessionStore {
         model: message.model ?? null,
         created_at: now,
       };
-      this.db
-        .prepare(
-          `INSERT INTO messages (id, session_id, seq, role, content, task_type, provider, model, created_at)
+      statement(
+        this.db,
+        `INSERT INTO messages (id, session_id, seq, role, content, task_type, provider, model, created_at)
            VALUES (@id, @session_id, @seq, @role, @content, @task_type, @provider, @model, @created_at)`,
-        )
-        .run(record);
-      this.db.prepare("UPDATE sessions SET updated_at = ? WHERE id = ?").run(now, sessionId);
+      ).run(record);
+      statement(this.db, "UPDATE sessions SET updated_at = ? WHERE id = ?").run(now, sessionId);
       return record;
     });
     return add();
@@ -92,11 +91,10 @@ export class SessionStore {
 
   /** The latest messages, oldest first, whose estimated size fits `maxTokens` (the newest always included). */
   recent(sessionId: string, maxTokens: number, estimate: (text: string) => number): MessageRecord[] {
-    const rows = this.db
-      .prepare(
-        "SELECT id, session_id, seq, role, content, task_type, provider, model, created_at FROM messages WHERE session_id = ? ORDER BY seq DESC LIMIT 500",
-      )
-      .all(sessionId) as MessageRecord[];
+    const rows = statement(
+      this.db,
+      "SELECT id, session_id, seq, role, content, task_type, provider, model, created_at FROM messages WHERE session_id = ? ORDER BY seq DESC LIMIT 500",
+    ).all(sessionId) as MessageRecord[];
     const kept: MessageRecord[] = [];
     let used = 0;
     for (const row of rows) {

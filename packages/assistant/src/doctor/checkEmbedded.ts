@@ -1,18 +1,9 @@
 import { spawn } from "node:child_process";
-import {
-  closeSync,
-  type Dirent,
-  existsSync,
-  mkdtempSync,
-  openSync,
-  readdirSync,
-  readSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { type ResolvedEmbeddedModel, resolveEmbeddedModel } from "../llm/embedded/catalogue.ts";
+import { ggufProblem } from "../llm/embedded/runtime.ts";
 import { type CheckContext, type CheckResult, result } from "./types.ts";
 
 // The embedded model needs two things: the llama.cpp runtime (the node-llama-cpp package) and a GGUF weights
@@ -20,7 +11,6 @@ import { type CheckContext, type CheckResult, result } from "./types.ts";
 // and both report what is really there: a package that does not resolve is "not installed", never "ok".
 
 export const RUNTIME_PACKAGE = "node-llama-cpp";
-const GGUF_MAGIC = "GGUF";
 
 const LOAD_TIMEOUT_MS = 30_000;
 
@@ -82,71 +72,57 @@ function runNode(args: string[]): Promise<{ code: number | null; stdout: string;
 
 export function checkEmbeddedModel(ctx: CheckContext): CheckResult {
   const title = "embedded model";
-  const configured = ctx.env.ASSISTANT_EMBEDDED_MODEL_PATH?.trim();
-  if (configured) {
-    const problem = !existsSync(configured)
-      ? "does not exist"
-      : !statSync(configured).isFile()
-        ? "is not a file"
-        : !isGguf(configured)
-          ? `is not a GGUF file (it does not start with "${GGUF_MAGIC}")`
-          : undefined;
-    if (!problem) return result("embedded.model", title, "ok", `${configured} (ASSISTANT_EMBEDDED_MODEL_PATH)`);
+  let model: ResolvedEmbeddedModel;
+  try {
+    model = resolveEmbeddedModel(ctx.env, ctx.paths);
+  } catch (error) {
+    return result("embedded.model", title, "fail", (error as Error).message, {
+      fix: "set ASSISTANT_EMBEDDED_MODEL to a catalogue id (or unset it for qwen3_0_6b)",
+      fixable: false,
+    });
+  }
+  if (!existsSync(model.path)) {
+    if (model.custom) {
+      return result(
+        "embedded.model",
+        title,
+        "fail",
+        `ASSISTANT_EMBEDDED_MODEL_PATH names ${model.path}, which does not exist`,
+        {
+          fix: "point ASSISTANT_EMBEDDED_MODEL_PATH at a GGUF file",
+          fixable: false,
+        },
+      );
+    }
+    const size = model.size_bytes ? ` (${Math.round(model.size_bytes / 1e6)} MB)` : "";
+    return result(
+      "embedded.model",
+      title,
+      "warn",
+      `${model.model_id} is not downloaded yet${size}; until it is, chats use the next route and finally the built-in core`,
+      { fix: "run `assistant config models embedded-download` (it also downloads on first use)", fixable: false },
+    );
+  }
+  const problem = ggufProblem(model.path);
+  if (problem) {
+    const source = model.custom ? "ASSISTANT_EMBEDDED_MODEL_PATH names" : `the ${model.model_id} model file is`;
     return result(
       "embedded.model",
       title,
       "fail",
-      `ASSISTANT_EMBEDDED_MODEL_PATH names ${configured}, which ${problem}`,
+      `${source} ${model.path}, which is not a usable GGUF file: ${problem}`,
       {
-        fix: "point ASSISTANT_EMBEDDED_MODEL_PATH at a GGUF file",
+        fix: model.custom
+          ? "point ASSISTANT_EMBEDDED_MODEL_PATH at a GGUF file"
+          : `delete ${model.path} and run \`assistant config models embedded-download\``,
         fixable: false,
       },
     );
   }
-  const dirs = [
-    ...new Set([ctx.env.MODEL_CACHE_HOME?.trim(), ctx.paths.modelsDir].filter((d): d is string => Boolean(d))),
-  ];
-  const found = dirs.flatMap((dir) => ggufFiles(dir, 2)).find(isGguf);
-  if (found) return result("embedded.model", title, "ok", found);
-  const model = ctx.env.ASSISTANT_EMBEDDED_MODEL?.trim() || "qwen3_0_6b";
   return result(
     "embedded.model",
     title,
-    "warn",
-    `no GGUF model in ${dirs.join(" or ")} for the embedded model (${model})`,
-    {
-      fix: `place a GGUF file in ${dirs.at(-1)}, or set ASSISTANT_EMBEDDED_MODEL_PATH to one`,
-      fixable: false,
-    },
+    "ok",
+    `${model.model_id}: ${model.path}${model.custom ? " (ASSISTANT_EMBEDDED_MODEL_PATH)" : ""}`,
   );
-}
-
-/** *.gguf files in `dir` and its subfolders down to `depth` levels (model caches nest one folder per model). */
-function ggufFiles(dir: string, depth: number): string[] {
-  let entries: Dirent[];
-  try {
-    entries = readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return [];
-  }
-  const out: string[] = [];
-  for (const entry of entries) {
-    const path = join(dir, entry.name);
-    if (entry.isFile() && entry.name.toLowerCase().endsWith(".gguf")) out.push(path);
-    else if (entry.isDirectory() && depth > 0) out.push(...ggufFiles(path, depth - 1));
-  }
-  return out.sort();
-}
-
-function isGguf(path: string): boolean {
-  let fd: number | undefined;
-  try {
-    fd = openSync(path, "r");
-    const head = Buffer.alloc(4);
-    return readSync(fd, head, 0, 4, 0) === 4 && head.toString("latin1") === GGUF_MAGIC;
-  } catch {
-    return false;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
 }

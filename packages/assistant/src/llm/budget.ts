@@ -1,4 +1,4 @@
-import type { Db } from "../store/database.ts";
+import { type Db, statement } from "../store/database.ts";
 import { AppError, ConfigError } from "../util/errors.ts";
 import type { TokenUsage } from "./types.ts";
 
@@ -59,13 +59,14 @@ export class Budget {
   }
 
   private overrides(): Partial<BudgetLimits> {
-    const row = this.db.prepare("SELECT value FROM settings WHERE key = ?").get(SETTINGS_KEY) as
+    const row = statement(this.db, "SELECT value FROM settings WHERE key = ?").get(SETTINGS_KEY) as
       | { value: string }
       | undefined;
     return row ? (JSON.parse(row.value) as Partial<BudgetLimits>) : {};
   }
 
-  status(): BudgetStatus {
+  /** The limits in force and where each comes from. */
+  limits(): Pick<BudgetStatus, "limits" | "sources"> {
     const overrides = this.overrides();
     const limits = { ...this.envLimits };
     const sources = { max_tokens_per_session: "none", max_cost_per_session_usd: "none" } as BudgetStatus["sources"];
@@ -75,11 +76,14 @@ export class Budget {
         sources[key] = "api";
       } else if (limits[key] !== null) sources[key] = "env";
     }
-    const sessions = this.db
-      .prepare(
-        "SELECT session_id, tokens_in, tokens_out, cost_usd, updated_at FROM budget_usage ORDER BY updated_at DESC",
-      )
-      .all() as SessionUsage[];
+    return { limits, sources };
+  }
+
+  status(): BudgetStatus {
+    const sessions = statement(
+      this.db,
+      "SELECT session_id, tokens_in, tokens_out, cost_usd, updated_at FROM budget_usage ORDER BY updated_at DESC",
+    ).all() as SessionUsage[];
     const totals = sessions.reduce(
       (sum, s) => ({
         tokens_in: sum.tokens_in + s.tokens_in,
@@ -88,7 +92,7 @@ export class Budget {
       }),
       { tokens_in: 0, tokens_out: 0, cost_usd: 0 },
     );
-    return { limits, sources, sessions, totals };
+    return { ...this.limits(), sessions, totals };
   }
 
   /** Sets limits through the API: a number sets it, null clears the API value (the environment's applies again). */
@@ -100,18 +104,18 @@ export class Budget {
       if (value === null || value === undefined) delete overrides[key];
       else overrides[key] = value;
     }
-    this.db
-      .prepare(
-        "INSERT INTO settings (key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
-      )
-      .run(SETTINGS_KEY, JSON.stringify(overrides), new Date().toISOString());
+    statement(
+      this.db,
+      "INSERT INTO settings (key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
+    ).run(SETTINGS_KEY, JSON.stringify(overrides), new Date().toISOString());
     return this.status();
   }
 
   usage(sessionId: string): SessionUsage {
-    const row = this.db
-      .prepare("SELECT session_id, tokens_in, tokens_out, cost_usd, updated_at FROM budget_usage WHERE session_id = ?")
-      .get(sessionId) as SessionUsage | undefined;
+    const row = statement(
+      this.db,
+      "SELECT session_id, tokens_in, tokens_out, cost_usd, updated_at FROM budget_usage WHERE session_id = ?",
+    ).get(sessionId) as SessionUsage | undefined;
     return (
       row ?? { session_id: sessionId, tokens_in: 0, tokens_out: 0, cost_usd: 0, updated_at: new Date().toISOString() }
     );
@@ -119,7 +123,8 @@ export class Budget {
 
   /** Throws `budget_exceeded` when the session has used its tokens or money; the message says what to do. */
   assertWithin(sessionId: string): void {
-    const { limits } = this.status();
+    const { limits } = this.limits();
+    if (limits.max_tokens_per_session === null && limits.max_cost_per_session_usd === null) return;
     const used = this.usage(sessionId);
     const tokens = used.tokens_in + used.tokens_out;
     const hint =
@@ -141,21 +146,20 @@ export class Budget {
   }
 
   add(sessionId: string, usage: TokenUsage, costUsd: number): void {
-    this.db
-      .prepare(
-        `INSERT INTO budget_usage (session_id, tokens_in, tokens_out, cost_usd, updated_at) VALUES (?, ?, ?, ?, ?)
+    statement(
+      this.db,
+      `INSERT INTO budget_usage (session_id, tokens_in, tokens_out, cost_usd, updated_at) VALUES (?, ?, ?, ?, ?)
          ON CONFLICT(session_id) DO UPDATE SET tokens_in = tokens_in + excluded.tokens_in,
            tokens_out = tokens_out + excluded.tokens_out, cost_usd = cost_usd + excluded.cost_usd,
            updated_at = excluded.updated_at`,
-      )
-      .run(sessionId, usage.input, usage.output, costUsd, new Date().toISOString());
+    ).run(sessionId, usage.input, usage.output, costUsd, new Date().toISOString());
   }
 
   /** Forgets the usage of one session, or of every session; returns how many were reset. */
   resetSession(sessionId?: string): number {
     const result = sessionId
-      ? this.db.prepare("DELETE FROM budget_usage WHERE session_id = ?").run(sessionId)
-      : this.db.prepare("DELETE FROM budget_usage").run();
+      ? statement(this.db, "DELETE FROM budget_usage WHERE session_id = ?").run(sessionId)
+      : statement(this.db, "DELETE FROM budget_usage").run();
     return result.changes;
   }
 }

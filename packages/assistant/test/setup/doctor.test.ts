@@ -2,6 +2,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSy
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
+import { tinyGgufBytes, writeTinyGguf } from "../fixtures/tinyGguf.ts";
 import { type Check, checkById, freePort, MACHINE_CHECKS, modeOf, type Sandbox, sandbox } from "./helpers.ts";
 
 // `assistant doctor` against real data directories. The port is a free one per run so a daemon someone runs
@@ -87,7 +88,7 @@ describe("assistant doctor on an empty data directory", () => {
       });
     expect(check("embedded.model")).toMatchObject({
       status: "warn",
-      detail: expect.stringMatching(/^no GGUF model in .* for the embedded model \(qwen3_0_6b\)$/),
+      detail: expect.stringMatching(/^qwen3_0_6b is not downloaded yet \(\d+ MB\)/),
     });
   });
 });
@@ -225,24 +226,36 @@ describe("assistant doctor: database, settings, model file, data directory", () 
     });
   });
 
-  it("checks the GGUF magic of the model file", async () => {
+  it("checks that the model file is a sound GGUF file", async () => {
     const box = sandbox();
-    mkdirSync(join(box.dataDir, "models", "qwen"), { recursive: true });
     const fake = join(box.root, "fake.gguf");
     writeFileSync(fake, "NOPE not a model");
     const wrong = await doctor(box, [], { ASSISTANT_EMBEDDED_MODEL_PATH: fake });
     expect(wrong.check("embedded.model")).toMatchObject({
       status: "fail",
-      detail: expect.stringMatching(/is not a GGUF file/),
+      detail: expect.stringMatching(/not a usable GGUF file: it does not start with "GGUF"/),
     });
     const gone = await doctor(box, [], { ASSISTANT_EMBEDDED_MODEL_PATH: join(box.root, "missing.gguf") });
     expect(gone.check("embedded.model").detail).toMatch(/does not exist/);
+    const unknown = await doctor(box, [], { ASSISTANT_EMBEDDED_MODEL: "gpt-17" });
+    expect(unknown.check("embedded.model")).toMatchObject({
+      status: "fail",
+      detail: expect.stringContaining("qwen3_0_6b"),
+    });
 
-    const real = join(box.dataDir, "models", "qwen", "model.gguf");
-    writeFileSync(real, Buffer.concat([Buffer.from("GGUF"), Buffer.alloc(64)]));
+    // A truncated catalogue download in the models folder is reported, with how to get a good copy.
+    mkdirSync(join(box.dataDir, "models"), { recursive: true });
+    const cachedPath = join(box.dataDir, "models", "qwen3_0_6b.gguf");
+    writeFileSync(cachedPath, tinyGgufBytes().subarray(0, 4096));
+    const truncated = await doctor(box);
+    expect(truncated.check("embedded.model")).toMatchObject({
+      status: "fail",
+      fix: expect.stringContaining("embedded-download"),
+    });
+    writeTinyGguf(cachedPath);
     const cached = await doctor(box);
-    expect(cached.check("embedded.model")).toMatchObject({ status: "ok", detail: real });
-    const named = await doctor(box, [], { ASSISTANT_EMBEDDED_MODEL_PATH: real });
+    expect(cached.check("embedded.model")).toMatchObject({ status: "ok", detail: `qwen3_0_6b: ${cachedPath}` });
+    const named = await doctor(box, [], { ASSISTANT_EMBEDDED_MODEL_PATH: cachedPath });
     expect(named.check("embedded.model").status).toBe("ok");
   });
 
