@@ -25,6 +25,8 @@ const { values } = parseArgs({
     shape: { type: "string", default: "512x8x1408" },
     /** A real GGUF file instead of the synthetic model. */
     model: { type: "string" },
+    /** Print every run's numbers too. */
+    verbose: { type: "boolean", default: false },
   },
 });
 const runs = Number(values.runs);
@@ -181,6 +183,10 @@ for (let i = 0; i < runs; i++) {
   }
 }
 
+if (values.verbose) {
+  const show = (s: Sample) => `${s.tokensPerSecond.toFixed(1)} tok/s ${s.ttftMs.toFixed(1)} ms ${s.output} tokens`;
+  bareSamples.forEach((s, i) => console.log(`run ${i}: bare ${show(s)} | daemon ${show(daemonSamples[i]!)}`));
+}
 const median = (xs: number[]) => {
   const sorted = [...xs].sort((x, y) => x - y);
   const mid = Math.floor(sorted.length / 2);
