@@ -1,4 +1,3 @@
-import { loadConfig } from "../config/configFiles.ts";
 import type { DataPaths } from "../config/paths.ts";
 import type { Vault } from "../vault/vault.ts";
 import { ModelDownloader } from "./embedded/download.ts";
@@ -6,7 +5,7 @@ import { createEmbeddedRuntime } from "./embedded/runtime.ts";
 import { RouterMetrics } from "./metrics.ts";
 import { listAllModels, modelOptionsFrom, type ProviderModels } from "./models.ts";
 import { editableRouterFile, saveModelOptions } from "./routeEditor.ts";
-import { LlmRouter } from "./router.ts";
+import { routerFromFile } from "./service.ts";
 
 // `assistant config models fetch`: asks every configured provider for its models' metadata and stores it under
 // `model_options` in llm_router.yaml (comments kept). Works without the daemon: it builds the same providers.
@@ -25,14 +24,7 @@ export async function fetchModelOptions(
   vault: Pick<Vault, "get">,
 ): Promise<FetchResult> {
   const embedded = createEmbeddedRuntime({ env, paths, downloader: new ModelDownloader() }); // never loads here
-  const router = new LlmRouter({
-    loadConfig: () => loadConfig("llm_router", paths),
-    env,
-    vault,
-    paths,
-    embedded,
-    metrics: new RouterMetrics(false),
-  });
+  const router = routerFromFile({ paths, env, vault }, { embedded, metrics: new RouterMetrics(false) });
   const lists: ProviderModels[] = await listAllModels(router);
   const options = modelOptionsFrom(lists);
   const saved = saveModelOptions(editableRouterFile(paths), options);

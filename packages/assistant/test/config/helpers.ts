@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach } from "vitest";
 import { type DataPaths, dataPaths } from "../../src/config/paths.ts";
-import { ConfigError } from "../../src/util/errors.ts";
+import { AppError, ConfigError } from "../../src/util/errors.ts";
 
 // Config tests work on real files: a fresh data directory (and an empty project root for the router lookup) each.
 
@@ -38,13 +38,16 @@ export function tempData(): TempData {
   };
 }
 
-/** Runs `fn`, expects a ConfigError, and returns it for the caller's assertions. */
-export function configError(fn: () => unknown): ConfigError {
+/** Runs `fn`, expects an error of `kind`, and returns it for the caller's assertions. */
+function thrown<E extends Error>(fn: () => unknown, kind: new (...args: never[]) => E): E {
   try {
     fn();
   } catch (error) {
-    if (error instanceof ConfigError) return error;
+    if (error instanceof kind) return error;
     throw error;
   }
-  throw new Error("expected a ConfigError, nothing was thrown");
+  throw new Error(`expected a ${kind.name}, nothing was thrown`);
 }
+
+export const configError = (fn: () => unknown): ConfigError => thrown(fn, ConfigError);
+export const appError = (fn: () => unknown): AppError => thrown(fn, AppError);

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { classifyMessage } from "../../llm/classify.ts";
 import { resolveEmbeddedModel } from "../../llm/embedded/catalogue.ts";
 import { downloadTarget } from "../../llm/embedded/download.ts";
+import { ProviderFailure } from "../../llm/errors.ts";
 import { listAllModels } from "../../llm/models.ts";
 import { editableRouterFile, listRoutes, setRoute } from "../../llm/routeEditor.ts";
 import type { Services } from "../../runtime/services.ts";
@@ -106,7 +107,15 @@ export function routerRoutes(services: Services): RouteSpec[] {
       handler: async (_input, request) => {
         const aborted = new AbortController();
         request.raw.on("close", () => aborted.abort());
-        return await llm.embedded.calibrate(aborted.signal);
+        try {
+          return await llm.embedded.calibrate(aborted.signal);
+        } catch (error) {
+          // No model yet, or it cannot load: say why, as a provider error, not a bug.
+          if (error instanceof ProviderFailure) {
+            throw new AppError("provider_unavailable", `cannot calibrate the embedded model: ${error.message}`);
+          }
+          throw error;
+        }
       },
     }),
     defineRoute({

@@ -3,9 +3,8 @@ import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { llmRouterSchema } from "../../../src/config/schemas/llmRouter.ts";
 import { addCloudA, addCloudB, listProviders, setLocalServer } from "../../../src/llm/providerSettings.ts";
-import { AppError } from "../../../src/util/errors.ts";
 import { Vault } from "../../../src/vault/vault.ts";
-import { tempData } from "../../config/helpers.ts";
+import { appError, tempData } from "../../config/helpers.ts";
 
 const SECRET = "sk-unit-7f3a9c1e-do-not-print";
 
@@ -13,16 +12,6 @@ function setup() {
   const data = tempData();
   const vault = new Vault({ paths: data.paths, env: { ASSISTANT_VAULT_MASTER_KEY: "unit-test-master-key" } });
   return { data, vault, router: () => readFileSync(data.paths.routerFile, "utf8") };
-}
-
-function appError(fn: () => unknown): AppError {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof AppError) return error;
-    throw error;
-  }
-  throw new Error("expected an AppError, nothing was thrown");
 }
 
 describe("listProviders", () => {

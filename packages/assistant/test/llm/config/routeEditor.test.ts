@@ -5,8 +5,7 @@ import { parse } from "yaml";
 import { DEFAULT_ROUTER_YAML } from "../../../src/config/defaults.ts";
 import { llmRouterSchema } from "../../../src/config/schemas/llmRouter.ts";
 import { getRoute, listRoutes, saveModelOptions, setRoute } from "../../../src/llm/routeEditor.ts";
-import { AppError } from "../../../src/util/errors.ts";
-import { configError, tempData } from "../../config/helpers.ts";
+import { appError, configError, tempData } from "../../config/helpers.ts";
 
 const ROUTER = `# My router: hand-tuned, keep this header
 version: "1"
@@ -45,16 +44,6 @@ function routerFile(text = ROUTER) {
 
 function readRouter(file: string) {
   return llmRouterSchema.parse(parse(readFileSync(file, "utf8")));
-}
-
-function appError(fn: () => unknown): AppError {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof AppError) return error;
-    throw error;
-  }
-  throw new Error("expected an AppError, nothing was thrown");
 }
 
 describe("setRoute", () => {

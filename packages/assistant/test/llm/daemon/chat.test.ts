@@ -215,9 +215,36 @@ describe("router endpoints", () => {
     expect((await api("GET", "/api/router/embedded/download")).json().status).toBe("idle");
   });
 
+  it("PUT /api/router/routes/:category validates before it writes", async () => {
+    const file = join(dataDir, "llm_router.yaml");
+    const before = readFileSync(file, "utf8");
+    const badProvider = await api("PUT", "/api/router/routes/code_generation", { provider: "nosuch", model: "m" });
+    expect(badProvider.status).toBe(400);
+    expect(badProvider.json().error.message).toContain("lowbit_server");
+    expect((await api("PUT", "/api/router/routes/bad%20name", { provider: "lowbit_server", model: "m" })).status).toBe(
+      400,
+    );
+    expect((await api("PUT", "/api/router/routes/code_generation", { provider: "lowbit_server" })).status).toBe(400);
+    expect(readFileSync(file, "utf8")).toBe(before);
+    const ok = await api("PUT", "/api/router/routes/code_generation", { provider: "lowbit_server", model: "coder" });
+    expect(ok.status).toBe(200);
+    expect(ok.json()).toMatchObject({
+      category: "code_generation",
+      primary: { provider: "lowbit_server", model: "coder" },
+    });
+    expect(readFileSync(file, "utf8")).toContain("# my router file");
+  });
+
+  it("calibration without a model file is a clear 503, not a crash", async () => {
+    const res = await api("POST", "/api/router/embedded/calibrate");
+    expect(res.status).toBe(503);
+    expect(res.json().error.message).toContain("cannot calibrate the embedded model");
+  });
+
   it("/api/status names the embedded state and the providers", async () => {
     const status = (await api("GET", "/api/status")).json();
-    expect(status.embedded).toEqual({ status: "unloaded", model_id: "custom" });
+    expect(status.embedded.model_id).toBe("custom");
+    expect(status.embedded.status).toBe("failed"); // the calibration above could not load the missing file
     expect(status.providers).toEqual(expect.arrayContaining(["assistant_embedded", "assistant_core", "lowbit_server"]));
   });
 });
