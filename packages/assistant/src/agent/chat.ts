@@ -84,7 +84,8 @@ export class ChatService {
       const classified = !request.taskType;
       const taskType = request.taskType ?? classifyMessage(message).category;
       yield { type: "start", session_id: session.id, task_type: taskType, classified };
-      const history = sessions.recent(session.id, this.maxContextTokens, estimateTokens);
+      // A session created for this message has no history to read.
+      const history = request.sessionId ? sessions.recent(session.id, this.maxContextTokens, estimateTokens) : [];
       const prompt: LanguageModelV4Prompt = [
         { role: "system", content: SYSTEM_PROMPT },
         ...history.flatMap((m): LanguageModelV4Prompt => {

@@ -37,8 +37,14 @@ export interface NewMessage {
 export class SessionStore {
   private readonly db: Db;
 
+  private readonly appendInTransaction: (sessionId: string, message: NewMessage) => MessageRecord;
+
   constructor(db: Db) {
     this.db = db;
+    // Compiled once: better-sqlite3 builds a new wrapper on every db.transaction() call.
+    this.appendInTransaction = db.transaction((sessionId: string, message: NewMessage) =>
+      this.insertMessage(sessionId, message),
+    );
   }
 
   create(title?: string): SessionRecord {
@@ -61,32 +67,33 @@ export class SessionStore {
   }
 
   append(sessionId: string, message: NewMessage): MessageRecord {
+    return this.appendInTransaction(sessionId, message);
+  }
+
+  private insertMessage(sessionId: string, message: NewMessage): MessageRecord {
     const now = new Date().toISOString();
-    const add = this.db.transaction(() => {
-      const { next } = statement(
-        this.db,
-        "SELECT COALESCE(MAX(seq), 0) + 1 AS next FROM messages WHERE session_id = ?",
-      ).get(sessionId) as { next: number };
-      const record: MessageRecord = {
-        id: randomUUID(),
-        session_id: sessionId,
-        seq: next,
-        role: message.role,
-        content: message.content,
-        task_type: message.task_type ?? null,
-        provider: message.provider ?? null,
-        model: message.model ?? null,
-        created_at: now,
-      };
-      statement(
-        this.db,
-        `INSERT INTO messages (id, session_id, seq, role, content, task_type, provider, model, created_at)
-           VALUES (@id, @session_id, @seq, @role, @content, @task_type, @provider, @model, @created_at)`,
-      ).run(record);
-      statement(this.db, "UPDATE sessions SET updated_at = ? WHERE id = ?").run(now, sessionId);
-      return record;
-    });
-    return add();
+    const { next } = statement(
+      this.db,
+      "SELECT COALESCE(MAX(seq), 0) + 1 AS next FROM messages WHERE session_id = ?",
+    ).get(sessionId) as { next: number };
+    const record: MessageRecord = {
+      id: randomUUID(),
+      session_id: sessionId,
+      seq: next,
+      role: message.role,
+      content: message.content,
+      task_type: message.task_type ?? null,
+      provider: message.provider ?? null,
+      model: message.model ?? null,
+      created_at: now,
+    };
+    statement(
+      this.db,
+      `INSERT INTO messages (id, session_id, seq, role, content, task_type, provider, model, created_at)
+       VALUES (@id, @session_id, @seq, @role, @content, @task_type, @provider, @model, @created_at)`,
+    ).run(record);
+    statement(this.db, "UPDATE sessions SET updated_at = ? WHERE id = ?").run(now, sessionId);
+    return record;
   }
 
   /** The latest messages, oldest first, whose estimated size fits `maxTokens` (the newest always included). */

@@ -484,9 +484,6 @@ async function generate(lease: EmbeddedLease, plan: Plan, signal: AbortSignal, c
     wrappers.set(lease.model, chat.chatWrapper);
     const meter = lease.sequence.tokenMeter;
     const before = { input: meter.usedInputTokens, output: meter.usedOutputTokens };
-    const promptTokens = chat.chatWrapper
-      .generateContextState({ chatHistory: plan.history })
-      .contextText.tokenize(lease.model.tokenizer).length;
     const response = await chat.generateResponse(plan.history, {
       onResponseChunk,
       signal,
@@ -522,6 +519,10 @@ async function generate(lease: EmbeddedLease, plan: Plan, signal: AbortSignal, c
       }
     }
     text.end();
+    // Counted after generating: only the final usage needs it, and before it would delay the first token.
+    const promptTokens = chat.chatWrapper
+      .generateContextState({ chatHistory: plan.history })
+      .contextText.tokenize(lease.model.tokenizer).length;
     emit({
       type: "finish",
       finishReason,
