@@ -6,6 +6,7 @@ import type { CliContext } from "./context.ts";
 import { registerDaemonCommands } from "./daemon.ts";
 import { registerModelsCommands } from "./models.ts";
 import { registerPathsCommand } from "./paths.ts";
+import { registerPermissionsCommands } from "./permissions.ts";
 import { registerRouterCommands } from "./router.ts";
 import { registerSetupCommands } from "./setup.ts";
 import { registerVaultCommands } from "./vault.ts";
@@ -20,6 +21,7 @@ const registrations: Array<(program: Command, ctx: CliContext) => void> = [
   registerModelsCommands,
   registerRouterCommands,
   registerChatCommand,
+  registerPermissionsCommands,
 ];
 
 export function buildProgram(ctx: CliContext): Command {

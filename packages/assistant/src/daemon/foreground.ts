@@ -16,6 +16,7 @@ import { processAlive, readDaemonInfo, removeDaemonInfo, writeDaemonInfo } from 
 import type { Services } from "../runtime/services.ts";
 import { buildApp } from "../server/app.ts";
 import { openDatabase } from "../store/database.ts";
+import { createApprovalServices } from "../tools/approvals/services.ts";
 import { AppError, ConfigError } from "../util/errors.ts";
 import { openVault } from "../vault/vault.ts";
 import { VERSION } from "../version.ts";
@@ -91,6 +92,13 @@ export async function startDaemon(env: NodeJS.ProcessEnv = process.env): Promise
     throw new StartupError((error as Error).message);
   }
   const sessions = new SessionStore(db);
+  let approvals: ReturnType<typeof createApprovalServices>;
+  try {
+    approvals = createApprovalServices({ db, env, events });
+  } catch (error) {
+    db.close();
+    throw new StartupError((error as Error).message);
+  }
   const startedAt = new Date();
   const chat = new ChatService({
     router: llm.router,
@@ -124,6 +132,7 @@ export async function startDaemon(env: NodeJS.ProcessEnv = process.env): Promise
     llm,
     sessions,
     chat,
+    approvals,
     port: () => boundPort,
   };
 
@@ -131,6 +140,7 @@ export async function startDaemon(env: NodeJS.ProcessEnv = process.env): Promise
   try {
     await app.listen({ host: settings.bind, port: settings.port });
   } catch (error) {
+    approvals.close();
     db.close();
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "EADDRINUSE") {
@@ -171,6 +181,7 @@ export async function startDaemon(env: NodeJS.ProcessEnv = process.env): Promise
       events.emit("daemon_stopping", { reason });
       await app.close(); // stops accepting, lets in-flight requests finish, ends event streams
       await llm.embedded.close();
+      approvals.close();
       db.close();
       removeDaemonInfo(paths.daemonInfo, process.pid);
       logger.info("stopped");

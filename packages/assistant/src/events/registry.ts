@@ -7,6 +7,21 @@ export const EVENT_KINDS = {
   daemon_started: z.object({ version: z.string(), pid: z.number().int() }),
   daemon_stopping: z.object({ reason: z.string() }),
   vault_updated: z.object({ key: z.string(), action: z.enum(["set", "delete"]) }),
+  approval_requested: z.object({
+    id: z.string(),
+    tool: z.string(),
+    rule: z.string(),
+    arguments_summary: z.string(),
+    expires_at: z.string(),
+  }),
+  approval_resolved: z.object({
+    id: z.string(),
+    tool: z.string(),
+    status: z.enum(["approved", "denied", "expired"]),
+    note: z.string().nullable(),
+    /** `timeout` when the item expired on its own (ASSISTANT_APPROVAL_TIMEOUT_SECS), else `operator`. */
+    by: z.enum(["operator", "timeout"]),
+  }),
 } as const;
 
 export type EventKind = keyof typeof EVENT_KINDS;

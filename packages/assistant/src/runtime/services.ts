@@ -8,6 +8,7 @@ import type { EventLog } from "../events/eventLog.ts";
 import type { LlmServices } from "../llm/service.ts";
 import type { Logger } from "../log/logger.ts";
 import type { Db } from "../store/database.ts";
+import type { ApprovalServices } from "../tools/approvals/services.ts";
 import type { Vault } from "../vault/vault.ts";
 
 /** What the running daemon is made of. Built once at start (daemon/), handed to every route. */
@@ -28,6 +29,8 @@ export interface Services {
   llm: LlmServices;
   sessions: SessionStore;
   chat: ChatService;
+  /** Review queue, persistent permission decisions, approval mode. */
+  approvals: ApprovalServices;
   /** The port actually bound (differs from settings.port when that is 0). */
   port(): number;
 }

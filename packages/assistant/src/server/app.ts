@@ -11,6 +11,7 @@ import { budgetRoutes } from "./routes/budget.ts";
 import { doctorRoutes } from "./routes/doctor.ts";
 import { eventRoutes } from "./routes/events.ts";
 import { messageRoutes } from "./routes/message.ts";
+import { permissionRoutes } from "./routes/permissions.ts";
 import { routerRoutes } from "./routes/router.ts";
 import { systemRoutes } from "./routes/system.ts";
 import { vaultRoutes } from "./routes/vault.ts";
@@ -28,6 +29,7 @@ export function allRoutes(services: Services): RouteSpec[] {
     ...routerRoutes(services),
     ...budgetRoutes(services),
     ...messageRoutes(services),
+    ...permissionRoutes(services),
   );
   return routes;
 }

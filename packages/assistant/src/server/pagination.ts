@@ -1,5 +1,7 @@
 import { z } from "zod";
-import { AppError } from "../util/errors.ts";
+import { decodeCursor, encodeCursor, type Page } from "../util/cursor.ts";
+
+export { decodeCursor, encodeCursor, type Page };
 
 // List conventions of DESIGN.md section 4: `limit` (default 50, max 500) and an opaque `cursor`;
 // responses are {items, next_cursor}.
@@ -12,28 +14,8 @@ export const pageQuerySchema = z.object({
   cursor: z.string().max(512).optional(),
 });
 
-export interface Page<T> {
-  items: T[];
-  next_cursor: string | null;
-}
-
 export function pageSchema<T extends z.ZodType>(item: T) {
   return z.object({ items: z.array(item), next_cursor: z.string().nullable() });
-}
-
-export function encodeCursor(position: string | number): string {
-  return Buffer.from(JSON.stringify({ p: position })).toString("base64url");
-}
-
-export function decodeCursor(cursor: string | undefined): string | number | undefined {
-  if (cursor === undefined || cursor === "") return undefined;
-  try {
-    const value = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as { p?: unknown };
-    if (typeof value.p === "string" || typeof value.p === "number") return value.p;
-  } catch {}
-  throw new AppError("invalid_request", "cursor is not valid: pass back the next_cursor of a previous page", {
-    field: "cursor",
-  });
 }
 
 /** Pages a list already sorted by `key`, resuming after the cursor's key. */

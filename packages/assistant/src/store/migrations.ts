@@ -70,4 +70,41 @@ export const MIGRATIONS: Migration[] = [
       );
     `,
   },
+  {
+    version: 3,
+    name: "review queue and persistent permission decisions",
+    sql: `
+      -- Sensitive tool calls waiting for an operator (SPEC.md "Review queue item"). seq orders the list (newest
+      -- first) and is the pagination cursor; expires_at is stored so expiry survives a restart.
+      CREATE TABLE review_queue (
+        seq               INTEGER PRIMARY KEY AUTOINCREMENT,
+        id                TEXT NOT NULL UNIQUE,
+        tool              TEXT NOT NULL,
+        arguments_summary TEXT NOT NULL,
+        task_id           TEXT,
+        session_id        TEXT,
+        rule              TEXT NOT NULL,
+        status            TEXT NOT NULL CHECK (status IN ('pending', 'approved', 'denied', 'expired')),
+        note              TEXT,
+        created_at        TEXT NOT NULL,
+        updated_at        TEXT NOT NULL,
+        expires_at        TEXT NOT NULL,
+        resolved_at       TEXT
+      );
+      CREATE INDEX review_queue_status ON review_queue(status, seq);
+      CREATE INDEX review_queue_due ON review_queue(expires_at) WHERE status = 'pending';
+
+      -- Persistent allow/deny rules by tool and scope (DESIGN.md section 11).
+      CREATE TABLE permission_decisions (
+        seq        INTEGER PRIMARY KEY AUTOINCREMENT,
+        id         TEXT NOT NULL UNIQUE,
+        tool       TEXT NOT NULL,
+        scope      TEXT NOT NULL,
+        effect     TEXT NOT NULL CHECK (effect IN ('allow', 'deny')),
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        UNIQUE (tool, scope)
+      );
+    `,
+  },
 ];

@@ -1,0 +1,130 @@
+import { z } from "zod";
+import type { Services } from "../../runtime/services.ts";
+import { EFFECTS, MAX_SCOPE_CHARS } from "../../tools/approvals/decisions.ts";
+import { APPROVAL_MODES } from "../../tools/approvals/mode.ts";
+import { MAX_NOTE_CHARS, QUEUE_STATUSES } from "../../tools/approvals/queue.ts";
+import { pageQuerySchema, pageSchema } from "../pagination.ts";
+import { defineRoute, type RouteSpec } from "../route.ts";
+
+// Permissions (SPEC.md "Permissions", DESIGN.md sections 6 and 11): the review queue of sensitive tool calls, the
+// persistent allow/deny decisions, and the global approval mode.
+
+const idParams = z.strictObject({ id: z.string().min(1).max(128) });
+
+const queueItemSchema = z.object({
+  id: z.string(),
+  tool: z.string(),
+  arguments_summary: z.string(),
+  task_id: z.string().nullable(),
+  session_id: z.string().nullable(),
+  rule: z.string(),
+  status: z.enum(QUEUE_STATUSES),
+  note: z.string().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  expires_at: z.string(),
+  resolved_at: z.string().nullable(),
+});
+
+const decisionSchema = z.object({
+  id: z.string(),
+  tool: z.string(),
+  scope: z.string(),
+  effect: z.enum(EFFECTS),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+
+const noteBody = z.strictObject({ note: z.string().max(MAX_NOTE_CHARS).optional() }).optional();
+const modeSchema = z.object({ mode: z.enum(APPROVAL_MODES) });
+
+export function permissionRoutes(services: Services): RouteSpec[] {
+  const { queue, decisions, mode } = services.approvals;
+  const act = (action: "approve" | "deny" | "expire", summary: string) =>
+    defineRoute({
+      method: "POST",
+      url: `/api/permissions/queue/:id/${action}`,
+      summary,
+      tag: "permissions",
+      params: idParams,
+      body: noteBody,
+      response: queueItemSchema,
+      handler: ({ params, body }) => queue[action](params.id, body?.note),
+    });
+  return [
+    defineRoute({
+      method: "GET",
+      url: "/api/permissions/queue",
+      summary: "Review queue items, newest first; optional status filter",
+      tag: "permissions",
+      query: pageQuerySchema.extend({ status: z.enum(QUEUE_STATUSES).optional() }),
+      response: pageSchema(queueItemSchema),
+      handler: ({ query }) => queue.list(query),
+    }),
+    defineRoute({
+      method: "GET",
+      url: "/api/permissions/queue/:id",
+      summary: "One review queue item",
+      tag: "permissions",
+      params: idParams,
+      response: queueItemSchema,
+      handler: ({ params }) => queue.get(params.id),
+    }),
+    act("approve", "Approves a pending item (optional note): the action may continue"),
+    act("deny", "Denies a pending item (optional note): the action is blocked with feedback"),
+    act("expire", "Expires a pending item (optional note)"),
+    defineRoute({
+      method: "GET",
+      url: "/api/permissions/decisions",
+      summary: "Persistent allow/deny decisions by tool and scope",
+      tag: "permissions",
+      query: pageQuerySchema,
+      response: pageSchema(decisionSchema),
+      handler: ({ query }) => decisions.list(query),
+    }),
+    defineRoute({
+      method: "POST",
+      url: "/api/permissions/decisions",
+      summary: "Creates a persistent decision {tool, scope, effect}; scope is a command, path prefix, domain or *",
+      tag: "permissions",
+      status: 201,
+      body: z.strictObject({
+        tool: z.string().regex(/^([a-z0-9_]{1,64}|\*)$/, "a tool name (1 to 64 of a-z, 0-9, _) or *"),
+        scope: z
+          .string()
+          .min(1)
+          .max(MAX_SCOPE_CHARS)
+          .refine((s) => !s.includes("\0"), "must not contain a NUL character"),
+        effect: z.enum(EFFECTS),
+      }),
+      response: decisionSchema,
+      handler: ({ body }) => decisions.create(body),
+    }),
+    defineRoute({
+      method: "DELETE",
+      url: "/api/permissions/decisions/:id",
+      summary: "Deletes a persistent decision",
+      tag: "permissions",
+      params: idParams,
+      response: z.object({ id: z.string(), deleted: z.literal(true) }),
+      handler: ({ params }) => ({ id: decisions.delete(params.id).id, deleted: true as const }),
+    }),
+    defineRoute({
+      method: "GET",
+      url: "/api/permissions/mode",
+      summary: "Global approval mode: ask_me or allow_all",
+      tag: "permissions",
+      response: modeSchema,
+      handler: () => ({ mode: mode.get() }),
+    }),
+    defineRoute({
+      method: "POST",
+      url: "/api/permissions/mode",
+      summary: "Sets the global approval mode {mode: ask_me | allow_all}",
+      tag: "permissions",
+      body: z.strictObject({ mode: z.enum(APPROVAL_MODES) }),
+      response: modeSchema,
+      handler: ({ body }) => ({ mode: mode.set(body.mode) }),
+    }),
+  ];
+}
