@@ -10,7 +10,8 @@ import { createCoreProvider } from "../../../src/llm/providers/core.ts";
 import { createEmbeddedProvider } from "../../../src/llm/providers/embedded.ts";
 import type { EmbeddedRuntime, EmbeddedState, LanguageModelV4, ProviderContext } from "../../../src/llm/types.ts";
 
-// The two built-in providers: assistant_embedded (over the runtime, stubbed here) and assistant_core.
+// The two built-in providers: assistant_embedded and assistant_core, over fixed runtime states so each wording
+// (downloading, failed...) is checked; the real runtime is exercised in runtime.test.ts and test/llm/daemon/.
 
 const root = mkdtempSync(join(tmpdir(), "assistant-builtin-providers-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -32,7 +33,7 @@ const baseState: EmbeddedState = {
 function context(state: Partial<EmbeddedState> = {}, model?: LanguageModelV4): ProviderContext {
   const embedded: EmbeddedRuntime = {
     state: () => ({ ...baseState, ...state }),
-    languageModel: () => model ?? ({ modelId: "stub" } as LanguageModelV4),
+    languageModel: () => model ?? ({ modelId: "fixed" } as LanguageModelV4),
     unload: async () => {},
     calibrate: async () => {
       throw new Error("not used");
