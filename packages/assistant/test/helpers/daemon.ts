@@ -90,3 +90,21 @@ export function raw(
     req.end();
   });
 }
+
+/** An API call to a test daemon with its token (or `token: null` for none); a string body is sent as is. */
+export function api(
+  daemon: Pick<TestDaemon, "url" | "token">,
+  method: string,
+  path: string,
+  body?: unknown,
+  token: string | null = daemon.token,
+): Promise<RawResponse> {
+  return raw(`${daemon.url}${path}`, {
+    method,
+    headers: {
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(body !== undefined ? { "content-type": "application/json" } : {}),
+    },
+    ...(body !== undefined ? { body: typeof body === "string" ? body : JSON.stringify(body) } : {}),
+  });
+}

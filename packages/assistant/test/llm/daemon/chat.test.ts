@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { raw, startDaemon, type TestDaemon, tempDataDir } from "../../helpers/daemon.ts";
+import { api as apiCall, startDaemon, type TestDaemon, tempDataDir } from "../../helpers/daemon.ts";
 import { runCli } from "../../setup/helpers.ts";
 import { type ScriptedServer, startOpenAiServer } from "../servers/openaiServer.ts";
 
@@ -32,16 +32,8 @@ afterAll(async () => {
   await server.close();
 });
 
-function api(method: string, path: string, body?: unknown, token: string | null = daemon.token) {
-  return raw(`${daemon.url}${path}`, {
-    method,
-    headers: {
-      ...(token ? { authorization: `Bearer ${token}` } : {}),
-      ...(body !== undefined ? { "content-type": "application/json" } : {}),
-    },
-    ...(body !== undefined ? { body: typeof body === "string" ? body : JSON.stringify(body) } : {}),
-  });
-}
+const api = (method: string, path: string, body?: unknown, token: string | null = daemon.token) =>
+  apiCall(daemon, method, path, body, token);
 
 function sseEvents(body: string): Array<{ event: string; data: Record<string, unknown> }> {
   return body

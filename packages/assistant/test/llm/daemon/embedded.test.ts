@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tinyGgufBytes } from "../../fixtures/tinyGguf.ts";
-import { raw, startDaemon, type TestDaemon, tempDataDir } from "../../helpers/daemon.ts";
+import { api as apiCall, startDaemon, type TestDaemon, tempDataDir } from "../../helpers/daemon.ts";
 import { type ModelServer, startModelServer } from "../embedded/modelServer.ts";
 
 // The embedded default end to end, in a real daemon with no router file: the first chat falls through to core
@@ -34,12 +34,7 @@ afterAll(async () => {
   await host.close();
 });
 
-const api = (method: string, path: string, body?: unknown) =>
-  raw(`${daemon.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${daemon.token}`, ...(body ? { "content-type": "application/json" } : {}) },
-    ...(body ? { body: JSON.stringify(body) } : {}),
-  });
+const api = (method: string, path: string, body?: unknown) => apiCall(daemon, method, path, body);
 
 async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, ms = 20_000): Promise<T> {
   const deadline = Date.now() + ms;

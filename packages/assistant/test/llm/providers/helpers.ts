@@ -1,12 +1,14 @@
+import { mkdtempSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { LanguageModelV4StreamPart } from "@ai-sdk/provider";
 import { dataPaths } from "../../../src/config/paths.ts";
 import { type LlmRouterInput, llmRouterSchema } from "../../../src/config/schemas/llmRouter.ts";
 import type { EmbeddedRuntime, LanguageModelV4Prompt, ProviderContext } from "../../../src/llm/types.ts";
-import { AppError } from "../../../src/util/errors.ts";
+import { vaultWithSecrets } from "../../helpers/vault.ts";
 
-// Shared by the provider tests: a ProviderContext from a router file, a vault stub, and stream readers.
+// Shared by the provider tests: a ProviderContext from a router file with a real vault, and stream readers.
 
 export interface ContextOptions {
   env?: NodeJS.ProcessEnv;
@@ -15,18 +17,12 @@ export interface ContextOptions {
 }
 
 export function providerContext(router: LlmRouterInput = {}, options: ContextOptions = {}): ProviderContext {
-  const secrets = options.secrets ?? {};
+  const paths = dataPaths(mkdtempSync(join(tmpdir(), "assistant-provider-")));
   return {
     config: llmRouterSchema.parse(router),
     env: options.env ?? {},
-    vault: {
-      get(name: string) {
-        const value = secrets[name];
-        if (value === undefined) throw new AppError("not_found", `no secret named "${name}"`);
-        return value;
-      },
-    },
-    paths: dataPaths(tmpdir()),
+    vault: vaultWithSecrets(paths, options.secrets),
+    paths,
     // HTTP providers never touch the embedded runtime.
     embedded: {} as EmbeddedRuntime,
   };

@@ -11,6 +11,7 @@ import { LlmRouter } from "../../../src/llm/router.ts";
 import type { LanguageModelV4Prompt, LlmEvent, LlmRequest } from "../../../src/llm/types.ts";
 import { openDatabase } from "../../../src/store/database.ts";
 import { AppError } from "../../../src/util/errors.ts";
+import { vaultWithSecrets } from "../../helpers/vault.ts";
 
 // A real router over real providers; the remote ends are the scripted protocol servers of ../servers.
 
@@ -28,16 +29,10 @@ export function testRouter(
   const env = options.env ?? {};
   const metrics = new RouterMetrics(true);
   const budget = new Budget(openDatabase(join(dir, "assistant.db")), env);
-  const secrets = options.secrets ?? {};
   const router = new LlmRouter({
     loadConfig: () => llmRouterSchema.parse(file),
     env,
-    vault: {
-      get: (name: string) => {
-        if (secrets[name] === undefined) throw new AppError("not_found", `no secret named "${name}"`);
-        return secrets[name];
-      },
-    },
+    vault: vaultWithSecrets(dataPaths(dir), options.secrets),
     paths: dataPaths(dir),
     // A real runtime with no model file: it is "unavailable", as on a machine that never downloaded one.
     embedded: createEmbeddedRuntime({

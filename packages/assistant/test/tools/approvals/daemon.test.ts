@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EventLog } from "../../../src/events/eventLog.ts";
 import { type Db, openDatabase } from "../../../src/store/database.ts";
 import { type QueueRequest, ReviewQueue } from "../../../src/tools/approvals/queue.ts";
-import { raw, startDaemon, type TestDaemon, tempDataDir } from "../../helpers/daemon.ts";
+import { api as apiCall, startDaemon, type TestDaemon, tempDataDir } from "../../helpers/daemon.ts";
 import { runCli } from "../../setup/helpers.ts";
 
 // The permissions surface end to end: a real daemon serves /api/permissions/* and `assistant permissions ...`.
@@ -28,16 +28,8 @@ afterAll(async () => {
   if (daemon) rmSync(daemon.dataDir, { recursive: true, force: true });
 });
 
-function api(method: string, path: string, body?: unknown, token: string | null = daemon.token) {
-  return raw(`${daemon.url}${path}`, {
-    method,
-    headers: {
-      ...(token ? { authorization: `Bearer ${token}` } : {}),
-      ...(body !== undefined ? { "content-type": "application/json" } : {}),
-    },
-    ...(body !== undefined ? { body: typeof body === "string" ? body : JSON.stringify(body) } : {}),
-  });
-}
+const api = (method: string, path: string, body?: unknown, token: string | null = daemon.token) =>
+  apiCall(daemon, method, path, body, token);
 
 const call = (tool = "run_command"): QueueRequest => ({
   tool,

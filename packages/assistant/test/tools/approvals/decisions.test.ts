@@ -1,18 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { PersistentDecisions } from "../../../src/tools/approvals/decisions.ts";
 import { ApprovalMode } from "../../../src/tools/approvals/mode.ts";
-import { AppError } from "../../../src/util/errors.ts";
+import { appError } from "../../config/helpers.ts";
 import { testStore } from "./helpers.ts";
-
-function appError(fn: () => unknown): AppError {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof AppError) return error;
-    throw error;
-  }
-  throw new Error("expected an AppError");
-}
 
 describe("PersistentDecisions", () => {
   it("creates, lists (oldest first, paginated) and deletes rules; they survive a reopen", () => {

@@ -5,8 +5,9 @@ import {
   ReviewQueue,
   SUMMARY_STRING_CHARS,
 } from "../../../src/tools/approvals/queue.ts";
-import { AppError, ConfigError } from "../../../src/util/errors.ts";
+import { ConfigError } from "../../../src/util/errors.ts";
 import { registerSecret } from "../../../src/util/redact.ts";
+import { appError } from "../../config/helpers.ts";
 import { manualClock, testStore } from "./helpers.ts";
 
 const CALL: QueueRequest = {
@@ -16,16 +17,6 @@ const CALL: QueueRequest = {
   session_id: "session-1",
   rule: "require_approval: run_command",
 };
-
-function appError(fn: () => unknown): AppError {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof AppError) return error;
-    throw error;
-  }
-  throw new Error("expected an AppError");
-}
 
 describe("ReviewQueue state machine", () => {
   it("queues a call as pending with its expiry and emits approval_requested", () => {
