@@ -9,6 +9,7 @@ import { registerPathsCommand } from "./paths.ts";
 import { registerPermissionsCommands } from "./permissions.ts";
 import { registerRouterCommands } from "./router.ts";
 import { registerSetupCommands } from "./setup.ts";
+import { registerToolsetCommands } from "./toolset.ts";
 import { registerVaultCommands } from "./vault.ts";
 
 // Each area registers its commands from its own file. Registration stays light: command files import their
@@ -22,6 +23,7 @@ const registrations: Array<(program: Command, ctx: CliContext) => void> = [
   registerRouterCommands,
   registerChatCommand,
   registerPermissionsCommands,
+  registerToolsetCommands,
 ];
 
 export function buildProgram(ctx: CliContext): Command {

@@ -23,6 +23,10 @@ export interface DataPaths {
   reportsDir: string;
   modelsDir: string;
   pluginsDir: string;
+  /** Tasks' working directories (run_command_default_cwd_workspace). */
+  workspaceDir: string;
+  /** Default ASSISTANT_TOOLS_JOURNAL_PATH: one JSON line per file write by a tool. */
+  toolsJournal: string;
 }
 
 /**
@@ -58,6 +62,8 @@ export function dataPaths(dataDir: string): DataPaths {
     reportsDir: at("reports"),
     modelsDir: at("models"),
     pluginsDir: at("plugins"),
+    workspaceDir: at("workspace"),
+    toolsJournal: at("logs", "tools_journal.jsonl"),
   };
 }
 

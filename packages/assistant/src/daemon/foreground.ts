@@ -17,6 +17,7 @@ import type { Services } from "../runtime/services.ts";
 import { buildApp } from "../server/app.ts";
 import { openDatabase } from "../store/database.ts";
 import { createApprovalServices } from "../tools/approvals/services.ts";
+import { createToolServices } from "../tools/service.ts";
 import { AppError, ConfigError } from "../util/errors.ts";
 import { openVault } from "../vault/vault.ts";
 import { VERSION } from "../version.ts";
@@ -99,6 +100,7 @@ export async function startDaemon(env: NodeJS.ProcessEnv = process.env): Promise
     db.close();
     throw new StartupError((error as Error).message);
   }
+  const tools = createToolServices({ paths, env, vault, approvals, events, logger });
   const startedAt = new Date();
   const chat = new ChatService({
     router: llm.router,
@@ -133,6 +135,7 @@ export async function startDaemon(env: NodeJS.ProcessEnv = process.env): Promise
     sessions,
     chat,
     approvals,
+    tools,
     port: () => boundPort,
   };
 
@@ -179,6 +182,7 @@ export async function startDaemon(env: NodeJS.ProcessEnv = process.env): Promise
     stopping ??= (async () => {
       logger.info("shutting down", { reason });
       events.emit("daemon_stopping", { reason });
+      tools.runner.close(); // running commands are killed, calls waiting for approval end
       await app.close(); // stops accepting, lets in-flight requests finish, ends event streams
       await llm.embedded.close();
       approvals.close();

@@ -22,6 +22,18 @@ export const EVENT_KINDS = {
     /** `timeout` when the item expired on its own (ASSISTANT_APPROVAL_TIMEOUT_SECS), else `operator`. */
     by: z.enum(["operator", "timeout"]),
   }),
+  tool_call_requested: z.object({ call_id: z.string(), tool: z.string(), arguments_summary: z.string() }),
+  tool_call_completed: z.object({
+    call_id: z.string(),
+    tool: z.string(),
+    status: z.enum(["ok", "denied", "error", "invalid_arguments"]),
+    rule: z.string().nullable(),
+    queue_item_id: z.string().nullable(),
+    truncated: z.boolean(),
+    duration_ms: z.number().int(),
+    /** The start of what the model read (secrets redacted). */
+    output_preview: z.string(),
+  }),
 } as const;
 
 export type EventKind = keyof typeof EVENT_KINDS;

@@ -9,6 +9,7 @@ import type { LlmServices } from "../llm/service.ts";
 import type { Logger } from "../log/logger.ts";
 import type { Db } from "../store/database.ts";
 import type { ApprovalServices } from "../tools/approvals/services.ts";
+import type { ToolServices } from "../tools/service.ts";
 import type { Vault } from "../vault/vault.ts";
 
 /** What the running daemon is made of. Built once at start (daemon/), handed to every route. */
@@ -31,6 +32,8 @@ export interface Services {
   chat: ChatService;
   /** Review queue, persistent permission decisions, approval mode. */
   approvals: ApprovalServices;
+  /** The tool registry, the live tools policy and the runner every surface calls tools through. */
+  tools: ToolServices;
   /** The port actually bound (differs from settings.port when that is 0). */
   port(): number;
 }

@@ -37,6 +37,8 @@ export interface PolicyEngineOptions {
   mode?: ApprovalMode;
   /** Path comparison ignores case; default true on win32 and darwin. */
   caseInsensitive?: boolean;
+  /** Why there is no policy, when `policy` is null for another reason than a missing file (an invalid one). */
+  missingReason?: string;
 }
 
 export interface PolicyEngine {
@@ -152,7 +154,10 @@ function build(
   const mode = options.mode ?? "ask_me";
   return {
     mode,
-    decide: (request) => decide(policy, decisions, mode, request),
+    decide: (request) =>
+      policy === null && options.missingReason
+        ? { effect: "deny", rule: `default: ${options.missingReason} (deny by default)`, source: SOURCE_DEFAULT }
+        : decide(policy, decisions, mode, request),
     withDecisions: (list) => build(policy, compileDecisions(list, options.cwd, fold), options, fold),
     withMode: (next) => build(policy, decisions, { ...options, mode: next }, fold),
   };

@@ -1,0 +1,62 @@
+import type { Command } from "commander";
+import type { EffectiveView } from "../tools/service.ts";
+import { type CliContext, output } from "./context.ts";
+
+// `assistant toolset profiles|effective`: the tool profiles of tools_policy.yaml (read from the file, no daemon
+// needed) and the effective view of every tool under the policy, decisions and mode in force (from the daemon).
+
+export function registerToolsetCommands(program: Command, ctx: CliContext): void {
+  const toolset = program.command("toolset").description("tool profiles and what each tool may do under the policy");
+  toolset
+    .command("profiles")
+    .description("the tool_profiles of tools_policy.yaml and which one is the default_profile")
+    .option("--json", "machine-readable output")
+    .action(async (opts: { json?: boolean }) => {
+      const { readPolicyFile } = await import("../tools/policySource.ts");
+      const { policy, problem } = readPolicyFile(ctx.paths.toolsPolicy);
+      const profiles = policy?.tool_profiles ?? {};
+      const value = {
+        policy_file: ctx.paths.toolsPolicy,
+        problem,
+        default_profile: policy?.default_profile ?? null,
+        profiles,
+      };
+      output(ctx, opts.json, value, () => {
+        if (problem) return `${problem}: every tool is denied. Run \`assistant doctor --fix\` to write a starter file.`;
+        const names = Object.keys(profiles);
+        if (names.length === 0) {
+          return `No tool_profiles in ${ctx.paths.toolsPolicy}: every tool may be used within the path, command and web rules.`;
+        }
+        const lines = names.map((name) => {
+          const mark = name === value.default_profile ? " (default_profile)" : "";
+          return `${name}${mark}: ${profiles[name]!.join(", ") || "(no tools)"}`;
+        });
+        if (value.default_profile === null) lines.push("No default_profile: profiles do not restrict tools.");
+        return lines.join("\n");
+      });
+    });
+  toolset
+    .command("effective")
+    .description("every tool: allowed, needs approval or blocked, with the deciding rule (daemon must be up)")
+    .option("--json", "machine-readable output")
+    .action(async (opts: { json?: boolean }) => {
+      const { connectDaemon, withDaemon } = await import("./daemonClient.ts");
+      const what = "the effective tool policy cannot be read";
+      const client = await connectDaemon(ctx, what);
+      const view = await withDaemon(what, () => client.request<EffectiveView>("GET", "/api/tools/effective"));
+      const { table } = await import("../llm/format.ts");
+      output(ctx, opts.json, view, () => formatEffective(view, table));
+    });
+}
+
+const STATUS_LABEL = { allowed: "allowed", needs_approval: "needs approval", blocked: "blocked" } as const;
+
+function formatEffective(view: EffectiveView, table: (rows: string[][]) => string): string {
+  const head =
+    view.policy_status === "ok"
+      ? `Policy ${view.policy_file}, mode ${view.mode}${view.default_profile ? `, profile ${view.default_profile}` : ""}`
+      : `${view.problem}: every tool is denied (assistant doctor --fix writes a starter file)`;
+  const rows = [["TOOL", "STATUS", "RULE", "SOURCE"]];
+  for (const t of view.tools) rows.push([t.name, STATUS_LABEL[t.status], t.rule, t.source]);
+  return `${head}\n${table(rows)}`;
+}

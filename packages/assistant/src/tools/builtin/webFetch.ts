@@ -1,0 +1,111 @@
+import { z } from "zod";
+import { htmlToText } from "../html.ts";
+import { type SafeResponse, safeFetch } from "../safeFetch.ts";
+import { defineTool, ToolFailure } from "../tool.ts";
+
+const MAX_URL_CHARS = 8192;
+const SNIFF_BYTES = 8192;
+
+export const webFetchTool = defineTool({
+  name: "web_fetch",
+  description:
+    "Fetch a web page (http or https, GET) and read it as text: HTML is reduced to its readable text with links " +
+    "shown as `text (url)`; plain text and JSON come as they are. Only hosts in allowed_web_domains can be " +
+    "fetched. Use web_search first when you do not know the address.",
+  resource: "web",
+  parameters: z.strictObject({
+    url: z.string().min(1).max(MAX_URL_CHARS).describe("The absolute http(s) URL to fetch"),
+  }),
+  async execute(args, ctx) {
+    let url: URL;
+    try {
+      url = new URL(args.url.trim());
+    } catch {
+      throw new ToolFailure(
+        `${JSON.stringify(args.url.slice(0, 200))} is not an absolute URL (e.g. https://example.org/page)`,
+      );
+    }
+    const res = await safeFetch(url, {
+      permit: (target) => ctx.permit({ kind: "web", tool: "web_fetch", url: target }),
+      signal: ctx.signal,
+    });
+    return { text: describeResponse(res), untrusted: `web page ${res.url.href}` };
+  },
+});
+
+/** The tool's text for one response: a short head (URL, status, title) and the readable body. */
+export function describeResponse(res: SafeResponse): string {
+  const head = [`URL: ${res.url.href}`, `Status: ${res.status}${res.statusText ? ` ${res.statusText}` : ""}`];
+  const kind = contentKind(res);
+  let body: string;
+  if (kind === "binary") {
+    body = `binary content (${res.mediaType || "unknown type"}, ${res.body.length}${res.truncated ? "+" : ""} bytes) not shown`;
+  } else {
+    const text = decode(res.body, res.charset ?? (kind === "html" ? metaCharset(res.body) : null));
+    if (kind === "html") {
+      const page = htmlToText(text, res.url);
+      if (page.title) head.push(`Title: ${page.title}`);
+      body = page.text;
+    } else body = text;
+    if (body.trim().length === 0) body = "(empty)";
+    if (res.truncated) {
+      body += `\n[... truncated: the response is larger than ${res.body.length} bytes and only its start was read ...]`;
+    }
+  }
+  if (res.redirects.length > 0) head.push(`Redirected from: ${res.redirects[0]!.href}`);
+  return `${head.join("\n")}\n\n${body}`;
+}
+
+function contentKind(res: SafeResponse): "html" | "text" | "binary" {
+  const type = res.mediaType;
+  if (type === "text/html" || type === "application/xhtml+xml") return "html";
+  if (
+    type.startsWith("text/") ||
+    type === "application/json" ||
+    type.endsWith("+json") ||
+    type === "application/xml" ||
+    type.endsWith("+xml") ||
+    type === "application/javascript" ||
+    type === "application/x-ndjson"
+  ) {
+    return "text";
+  }
+  if (type !== "" && type !== "application/octet-stream") return "binary";
+  // No type (or a generic one): look at the bytes.
+  const probe = res.body.subarray(0, SNIFF_BYTES);
+  if (probe.includes(0)) return "binary";
+  const start = probe.toString("latin1", 0, 512).trimStart().slice(0, 15).toLowerCase();
+  return start.startsWith("<!doctype html") || start.startsWith("<html") ? "html" : "text";
+}
+
+function decode(body: Buffer, charset: string | null): string {
+  if (charset) {
+    try {
+      return new TextDecoder(charset).decode(body);
+    } catch {
+      // an unknown label: fall back to UTF-8
+    }
+  }
+  return new TextDecoder("utf-8").decode(body);
+}
+
+/** A `<meta charset=...>` (or http-equiv Content-Type) in the first bytes of an HTML page, or null. */
+function metaCharset(body: Buffer): string | null {
+  const head = body.toString("latin1", 0, Math.min(body.length, 2048)).toLowerCase();
+  let at = head.indexOf("<meta");
+  while (at >= 0) {
+    const end = head.indexOf(">", at);
+    if (end < 0) return null;
+    const tag = head.slice(at, end);
+    const cs = tag.indexOf("charset=");
+    if (cs >= 0) {
+      let i = cs + 8;
+      while (tag[i] === '"' || tag[i] === "'" || tag[i] === " ") i++;
+      const startValue = i;
+      while (i < tag.length && /[a-z0-9_.:-]/.test(tag[i]!)) i++;
+      if (i > startValue) return tag.slice(startValue, i);
+    }
+    at = head.indexOf("<meta", end);
+  }
+  return null;
+}

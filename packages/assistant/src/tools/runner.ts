@@ -1,0 +1,212 @@
+import { randomUUID } from "node:crypto";
+import type { EventLog } from "../events/eventLog.ts";
+import type { Logger } from "../log/logger.ts";
+import { redact } from "../util/redact.ts";
+import type { QueueItem, ReviewQueue } from "./approvals/queue.ts";
+import { summarizeArguments } from "./approvals/queue.ts";
+import { markUntrusted, truncateOutput } from "./output.ts";
+import type { Decision, ToolRequest } from "./policy/types.ts";
+import type { PolicySource } from "./policySource.ts";
+import { type Tool, type ToolContext, ToolDenied, ToolFailure } from "./tool.ts";
+
+// Runs one tool call the same way for every caller (agent loop, POST /api/tools/:name/invoke): arguments
+// validated by the tool's zod schema, every resource asked of the policy, `ask` answered through the review
+// queue, failures turned into results the model can act on, output cut and marked, events emitted.
+
+export type ToolCallStatus = "ok" | "denied" | "error" | "invalid_arguments";
+
+export interface ToolResult {
+  call_id: string;
+  tool: string;
+  status: ToolCallStatus;
+  /** What the model reads: truncated, outside content fenced as untrusted data, secrets redacted. */
+  output: string;
+  truncated: boolean;
+  /** For `denied`: the deciding rule and where it lives. */
+  rule?: string;
+  source?: string;
+  /** The review-queue item the call waited on, if any. */
+  queue_item_id?: string;
+}
+
+export interface InvokeOptions {
+  taskId?: string;
+  sessionId?: string;
+  signal?: AbortSignal;
+  /** Called when the call starts waiting in the review queue (the invoke route then answers 202). */
+  onApprovalRequested?: (item: QueueItem) => void;
+  onProgress?: (text: string) => void;
+  /** The task's workspace; default the data directory's workspace/. */
+  workspace?: string;
+}
+
+export interface ToolRunnerOptions {
+  tools: readonly Tool[];
+  policy: PolicySource;
+  queue: Pick<ReviewQueue, "request" | "waitFor">;
+  events: Pick<EventLog, "emit">;
+  logger: Pick<Logger, "warn">;
+  env: NodeJS.ProcessEnv;
+  workspace: string;
+  journalPath: string;
+  secret: (key: string) => string | null;
+}
+
+const PREVIEW_CHARS = 2000;
+
+export class ToolRunner {
+  readonly #tools: ReadonlyMap<string, Tool>;
+  readonly #options: ToolRunnerOptions;
+  /** Aborted when the daemon stops: running commands are killed, waits in the queue end. */
+  readonly #shutdown = new AbortController();
+
+  constructor(options: ToolRunnerOptions) {
+    this.#tools = new Map(options.tools.map((t) => [t.name, t]));
+    this.#options = options;
+  }
+
+  /** Cancels every call in flight (daemon stop). */
+  close(): void {
+    this.#shutdown.abort(new Error("the daemon is stopping"));
+  }
+
+  list(): Tool[] {
+    return [...this.#tools.values()];
+  }
+
+  get(name: string): Tool | undefined {
+    return this.#tools.get(name);
+  }
+
+  async invoke(name: string, args: unknown, options: InvokeOptions = {}): Promise<ToolResult> {
+    const callId = randomUUID();
+    const scope = {
+      ...(options.taskId ? { task_id: options.taskId } : {}),
+      ...(options.sessionId ? { session_id: options.sessionId } : {}),
+    };
+    const argsRecord =
+      args && typeof args === "object" && !Array.isArray(args) ? (args as Record<string, unknown>) : { value: args };
+    const { events } = this.#options;
+    events.emit(
+      "tool_call_requested",
+      { call_id: callId, tool: name, arguments_summary: summarizeArguments(argsRecord) },
+      scope,
+    );
+    const started = Date.now();
+    const result = await this.#run(callId, name, args, argsRecord, options);
+    events.emit(
+      "tool_call_completed",
+      {
+        call_id: callId,
+        tool: name,
+        status: result.status,
+        rule: result.rule ?? null,
+        queue_item_id: result.queue_item_id ?? null,
+        truncated: result.truncated,
+        duration_ms: Date.now() - started,
+        output_preview: result.output.slice(0, PREVIEW_CHARS),
+      },
+      scope,
+    );
+    return result;
+  }
+
+  async #run(
+    callId: string,
+    name: string,
+    args: unknown,
+    argsRecord: Record<string, unknown>,
+    options: InvokeOptions,
+  ): Promise<ToolResult> {
+    const base = { call_id: callId, tool: name };
+    const tool = this.#tools.get(name);
+    if (!tool) {
+      const known = [...this.#tools.keys()].join(", ");
+      return { ...base, status: "error", output: `Unknown tool ${name}. Available tools: ${known}.`, truncated: false };
+    }
+    const parsed = tool.parameters.safeParse(args);
+    if (!parsed.success) {
+      const problems = parsed.error.issues.map((i) => `${i.path.join(".") || "arguments"}: ${i.message}`).join("; ");
+      return {
+        ...base,
+        status: "invalid_arguments",
+        output: `Invalid arguments for ${name}: ${problems}. Call it again with valid arguments.`,
+        truncated: false,
+      };
+    }
+    let queueItemId: string | undefined;
+    let approvedItem: string | undefined;
+    const signal = options.signal ? AbortSignal.any([options.signal, this.#shutdown.signal]) : this.#shutdown.signal;
+    const policy = this.#options.policy;
+    const snapshot = policy.current();
+    const ctx: ToolContext = {
+      cwd: policy.cwd,
+      workspace: options.workspace ?? this.#options.workspace,
+      journalPath: this.#options.journalPath,
+      env: this.#options.env,
+      policy: snapshot.policy,
+      signal,
+      ...(options.taskId ? { taskId: options.taskId } : {}),
+      ...(options.sessionId ? { sessionId: options.sessionId } : {}),
+      secret: this.#options.secret,
+      progress: (text) => options.onProgress?.(text),
+      permit: async (request: ToolRequest): Promise<Decision> => {
+        const decision = policy.current().engine.decide(request);
+        if (decision.effect === "allow") return decision;
+        if (decision.effect === "deny") {
+          throw new ToolDenied(decision.rule, decision.source, `Blocked by ${decision.rule} (${decision.source}).`);
+        }
+        // One approval covers the call the operator saw (its arguments), not each resource it asks about.
+        if (approvedItem)
+          return { effect: "allow", rule: `review queue item ${approvedItem} approved`, source: "review queue" };
+        const item = this.#options.queue.request({
+          tool: name,
+          arguments: argsRecord,
+          rule: decision.rule,
+          ...(options.taskId ? { task_id: options.taskId } : {}),
+          ...(options.sessionId ? { session_id: options.sessionId } : {}),
+        });
+        queueItemId = item.id;
+        options.onApprovalRequested?.(item);
+        const final = await this.#options.queue.waitFor(item.id, signal);
+        if (final.status === "approved") {
+          approvedItem = item.id;
+          return { effect: "allow", rule: `review queue item ${item.id} approved`, source: "review queue" };
+        }
+        const note = final.note ? ` (note: ${final.note})` : "";
+        const what =
+          final.status === "denied"
+            ? `The user denied this call in the review queue${note}.`
+            : `Nobody approved this call in time; review queue item ${item.id} expired${note}.`;
+        throw new ToolDenied(`review queue item ${item.id} ${final.status}`, "review queue", what, item.id);
+      },
+    };
+    const withQueue = () => (queueItemId ? { queue_item_id: queueItemId } : {});
+    try {
+      const out = await tool.execute(parsed.data, ctx);
+      const cut = truncateOutput(redact(out.text));
+      const text = out.untrusted ? markUntrusted(cut.text, out.untrusted) : cut.text;
+      return { ...base, status: "ok", output: text, truncated: cut.truncated, ...withQueue() };
+    } catch (error) {
+      if (error instanceof ToolDenied) {
+        return {
+          ...base,
+          status: "denied",
+          output: `${error.message} The call was not run. Do not retry it unchanged: ask the user, or choose another way.`,
+          truncated: false,
+          rule: error.rule,
+          source: error.source,
+          ...withQueue(),
+        };
+      }
+      if (signal.aborted) {
+        return { ...base, status: "error", output: `${name} was cancelled.`, truncated: false, ...withQueue() };
+      }
+      if (!(error instanceof ToolFailure)) {
+        this.#options.logger.warn(`tool ${name} failed unexpectedly`, { error: (error as Error).message });
+      }
+      const message = truncateOutput(redact((error as Error).message)).text;
+      return { ...base, status: "error", output: `${name} failed: ${message}`, truncated: false, ...withQueue() };
+    }
+  }
+}

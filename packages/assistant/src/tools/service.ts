@@ -1,0 +1,109 @@
+import { isAbsolute, resolve } from "node:path";
+import { z } from "zod";
+import type { DataPaths } from "../config/paths.ts";
+import type { EventLog } from "../events/eventLog.ts";
+import type { Logger } from "../log/logger.ts";
+import type { Vault } from "../vault/vault.ts";
+import type { ApprovalModeValue } from "./approvals/mode.ts";
+import type { ApprovalServices } from "./approvals/services.ts";
+import { BUILTIN_TOOLS } from "./builtin/index.ts";
+import { type EffectiveTool, effectiveTools } from "./effective.ts";
+import { PolicySource } from "./policySource.ts";
+import { ToolRunner } from "./runner.ts";
+import { ToolFailure, type ToolResource } from "./tool.ts";
+
+function policyStatus(problem: string | null): EffectiveView["policy_status"] {
+  if (problem === null) return "ok";
+  if (problem.endsWith("missing")) return "missing";
+  if (problem.endsWith("empty")) return "empty";
+  return "invalid";
+}
+
+// The daemon's tool services: the registry of built-in tools, the live policy and the one runner every surface
+// (agent loop, HTTP invoke) goes through.
+
+export interface ToolInfo {
+  name: string;
+  description: string;
+  resource: ToolResource;
+  /** JSON Schema of the parameters (what the model is given). */
+  parameters: Record<string, unknown>;
+}
+
+export interface EffectiveView {
+  policy_file: string;
+  /** `ok`, or why everything is denied: missing, empty or invalid file. */
+  policy_status: "ok" | "missing" | "empty" | "invalid";
+  problem: string | null;
+  mode: ApprovalModeValue;
+  default_profile: string | null;
+  tools: EffectiveTool[];
+}
+
+export interface ToolServices {
+  runner: ToolRunner;
+  policy: PolicySource;
+  /** The registry as the model sees it. */
+  list(): ToolInfo[];
+  effective(): EffectiveView;
+}
+
+export function createToolServices(options: {
+  paths: DataPaths;
+  env: NodeJS.ProcessEnv;
+  vault: Pick<Vault, "has" | "get">;
+  approvals: ApprovalServices;
+  events: Pick<EventLog, "emit">;
+  logger: Pick<Logger, "warn">;
+  /** The daemon's working directory (`.` in the policy); default process.cwd(). */
+  cwd?: string;
+}): ToolServices {
+  const { paths, env, vault, approvals } = options;
+  const cwd = options.cwd ?? process.cwd();
+  const policy = new PolicySource({
+    file: paths.toolsPolicy,
+    cwd,
+    decisions: approvals.decisions,
+    mode: approvals.mode,
+  });
+  const journal = env.ASSISTANT_TOOLS_JOURNAL_PATH?.trim();
+  const runner = new ToolRunner({
+    tools: BUILTIN_TOOLS,
+    policy,
+    queue: approvals.queue,
+    events: options.events,
+    logger: options.logger,
+    env,
+    workspace: paths.workspaceDir,
+    journalPath: journal ? (isAbsolute(journal) ? journal : resolve(cwd, journal)) : paths.toolsJournal,
+    secret: (key) => {
+      try {
+        return vault.has(key) ? vault.get(key) : null;
+      } catch (error) {
+        throw new ToolFailure(`the vault cannot be read: ${(error as Error).message}`);
+      }
+    },
+  });
+  const infos = runner.list().map((tool) => ({
+    name: tool.name,
+    description: tool.description,
+    resource: tool.resource,
+    parameters: z.toJSONSchema(tool.parameters) as Record<string, unknown>,
+  }));
+  return {
+    runner,
+    policy,
+    list: () => infos,
+    effective: () => {
+      const snapshot = policy.current();
+      return {
+        policy_file: snapshot.file,
+        policy_status: policyStatus(snapshot.problem),
+        problem: snapshot.problem,
+        mode: snapshot.engine.mode,
+        default_profile: snapshot.policy?.default_profile ?? null,
+        tools: effectiveTools(runner.list(), snapshot, approvals.decisions.all()),
+      };
+    },
+  };
+}

@@ -1,0 +1,79 @@
+import type { z } from "zod";
+import type { ToolsPolicy } from "../config/schemas/toolsPolicy.ts";
+import type { Decision, ToolRequest } from "./policy/types.ts";
+
+// A tool is one file (DESIGN.md section 10): a name, a description written for the model, zod parameters and
+// `execute(args, ctx)`. The framework (runner.ts) validates arguments, truncates and marks output, turns
+// failures into results and emits events; a tool only does its one job and asks `ctx.permit` before touching
+// anything.
+
+/** What a tool touches, for the effective view (`GET /api/tools/effective`). */
+export type ToolResource = "read" | "write" | "command" | "web" | "none";
+
+export interface ToolContext {
+  /** The daemon's working directory: what `.` and relative paths mean. */
+  readonly cwd: string;
+  /** The task's workspace directory (run_command_default_cwd_workspace). */
+  readonly workspace: string;
+  /** Where file writes are journaled (ASSISTANT_TOOLS_JOURNAL_PATH, default logs/tools_journal.jsonl). */
+  readonly journalPath: string;
+  readonly env: NodeJS.ProcessEnv;
+  /** The parsed tools_policy.yaml, or null when it is missing, empty or invalid (deny everything). */
+  readonly policy: ToolsPolicy | null;
+  /** Aborts when the call is cancelled (task cancel, HTTP client gone, daemon stop). */
+  readonly signal: AbortSignal;
+  readonly taskId?: string;
+  readonly sessionId?: string;
+  /**
+   * Asks the policy about one resource. Resolves with the allowing decision, after waiting for the review queue
+   * when the policy asks; throws ToolDenied when it denies or the operator denies or the item expires.
+   */
+  permit(request: ToolRequest): Promise<Decision>;
+  /** A vault secret, or null when the key is not set. */
+  secret(key: string): string | null;
+  /** Streams a line of progress to whoever watches the call (search matches, command output). */
+  progress(text: string): void;
+}
+
+/** What a tool returns; the framework adds the truncation and untrusted-data markers. */
+export interface ToolOutput {
+  text: string;
+  /**
+   * Where the text came from when it is outside content (a file, a web page, command output): it is then
+   * wrapped as untrusted data so the model treats it as data, never as instructions.
+   */
+  untrusted?: string;
+}
+
+export interface Tool<A = unknown> {
+  name: string;
+  description: string;
+  parameters: z.ZodType<A>;
+  resource: ToolResource;
+  execute(args: A, ctx: ToolContext): Promise<ToolOutput>;
+}
+
+/** Declares a tool with its argument type tied to its schema. */
+export function defineTool<A>(tool: Tool<A>): Tool {
+  return tool as unknown as Tool;
+}
+
+/** A failure the model can read and act on (bad path, not found, timeout...). */
+export class ToolFailure extends Error {
+  override name = "ToolFailure";
+}
+
+/** The policy or the operator refused the call. */
+export class ToolDenied extends Error {
+  override name = "ToolDenied";
+  readonly rule: string;
+  readonly source: string;
+  readonly queueItemId: string | undefined;
+
+  constructor(rule: string, source: string, message: string, queueItemId?: string) {
+    super(message);
+    this.rule = rule;
+    this.source = source;
+    this.queueItemId = queueItemId;
+  }
+}
