@@ -13,7 +13,8 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import type { ChatHistoryItem } from "node-llama-cpp";
-import { SYSTEM_PROMPT } from "../../packages/assistant/src/agent/chat.ts";
+import { systemPrompt } from "../../packages/assistant/src/agent/prompt.ts";
+import { agentProfileSchema } from "../../packages/assistant/src/config/schemas/agentProfile.ts";
 import { writeTinyGguf } from "../../packages/assistant/test/fixtures/tinyGguf.ts";
 
 const { values } = parseArgs({
@@ -88,7 +89,7 @@ function sample(started: number, first: number | undefined, last: number | undef
 
 async function bare(text: string): Promise<Sample> {
   const history: ChatHistoryItem[] = [
-    { type: "system", text: SYSTEM_PROMPT },
+    { type: "system", text: systemPrompt(agentProfileSchema.parse({})) },
     { type: "user", text },
     { type: "model", response: [] },
   ];

@@ -96,6 +96,39 @@ export class SessionStore {
     return record;
   }
 
+  /** The compaction summary of the session's older messages and the last seq it covers (0: none). */
+  summary(sessionId: string): { summary: string | null; through: number } {
+    const row = statement(this.db, "SELECT summary, summary_seq FROM sessions WHERE id = ?").get(sessionId) as
+      | { summary: string | null; summary_seq: number }
+      | undefined;
+    return { summary: row?.summary ?? null, through: row?.summary_seq ?? 0 };
+  }
+
+  setSummary(sessionId: string, summary: string, through: number): void {
+    statement(this.db, "UPDATE sessions SET summary = ?, summary_seq = ? WHERE id = ?").run(
+      summary,
+      through,
+      sessionId,
+    );
+  }
+
+  /** Messages after `seq`, oldest first (at most `limit`, the newest ones). */
+  after(sessionId: string, seq: number, limit = 1000): MessageRecord[] {
+    const rows = statement(
+      this.db,
+      "SELECT id, session_id, seq, role, content, task_type, provider, model, created_at FROM messages WHERE session_id = ? AND seq > ? ORDER BY seq DESC LIMIT ?",
+    ).all(sessionId, seq, limit) as MessageRecord[];
+    return rows.reverse();
+  }
+
+  /** Sessions, most recently active first. */
+  list(limit = 50): SessionRecord[] {
+    return statement(
+      this.db,
+      "SELECT id, title, created_at, updated_at FROM sessions ORDER BY updated_at DESC, rowid DESC LIMIT ?",
+    ).all(limit) as SessionRecord[];
+  }
+
   /** The latest messages, oldest first, whose estimated size fits `maxTokens` (the newest always included). */
   recent(sessionId: string, maxTokens: number, estimate: (text: string) => number): MessageRecord[] {
     const rows = statement(

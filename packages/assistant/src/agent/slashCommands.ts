@@ -4,6 +4,7 @@ import { listAllModels } from "../llm/models.ts";
 import { editableRouterFile, listRoutes, setRoute } from "../llm/routeEditor.ts";
 import type { LlmServices } from "../llm/service.ts";
 import type { SessionStore } from "./sessions.ts";
+import type { TaskService } from "./taskService.ts";
 
 // Slash commands (SPEC.md): chat lines starting with "/" are commands, answered here and never sent to the LLM.
 // One registry for every surface (CLI chat, web, TUI, channels); `/help` lists exactly what is registered.
@@ -13,6 +14,7 @@ export interface SlashContext {
   paths: DataPaths;
   sessions: SessionStore;
   sessionId: string;
+  agent: TaskService;
   status: () => string;
 }
 

@@ -1,7 +1,6 @@
 import { accessSync, constants, mkdirSync } from "node:fs";
-import { ChatService } from "../agent/chat.ts";
+import { createAgentServices } from "../agent/service.ts";
 import { SessionStore } from "../agent/sessions.ts";
-import { runSlashCommand } from "../agent/slashCommands.ts";
 import { ensureAuthToken } from "../auth/authToken.ts";
 import { LoginCodes } from "../auth/loginCodes.ts";
 import { WebSessions } from "../auth/webSessions.ts";
@@ -102,22 +101,27 @@ export async function startDaemon(env: NodeJS.ProcessEnv = process.env): Promise
   }
   const tools = createToolServices({ paths, env, vault, approvals, events, logger });
   const startedAt = new Date();
-  const chat = new ChatService({
-    router: llm.router,
-    sessions,
-    env,
-    logger,
-    runCommand: (line, sessionId) =>
-      runSlashCommand(line, {
-        llm,
-        paths,
-        sessions,
-        sessionId,
-        status: () =>
-          `assistant ${VERSION}, pid ${process.pid}, up ${Math.round((Date.now() - startedAt.getTime()) / 1000)} s, ` +
-          `listening on ${settings.bind}:${boundPort}, data in ${paths.dataDir}, embedded model ${llm.embedded.state().status}`,
-      }),
-  });
+  let agentServices: ReturnType<typeof createAgentServices>;
+  try {
+    agentServices = createAgentServices({
+      db,
+      sessions,
+      llm,
+      tools,
+      events,
+      paths,
+      env,
+      logger,
+      status: () =>
+        `assistant ${VERSION}, pid ${process.pid}, up ${Math.round((Date.now() - startedAt.getTime()) / 1000)} s, ` +
+        `listening on ${settings.bind}:${boundPort}, data in ${paths.dataDir}, embedded model ${llm.embedded.state().status}`,
+    });
+  } catch (error) {
+    approvals.close();
+    db.close();
+    throw new StartupError((error as Error).message);
+  }
+  const { agent, conversation } = agentServices;
   const services: Services = {
     version: VERSION,
     startedAt,
@@ -133,7 +137,8 @@ export async function startDaemon(env: NodeJS.ProcessEnv = process.env): Promise
     webSessions,
     llm,
     sessions,
-    chat,
+    agent,
+    conversation,
     approvals,
     tools,
     port: () => boundPort,
@@ -168,6 +173,8 @@ export async function startDaemon(env: NodeJS.ProcessEnv = process.env): Promise
     ...(supervisor ? { supervisor_pid: supervisor } : {}),
   });
   events.emit("daemon_started", { version: VERSION, pid: process.pid });
+  const recovered = agent.recover();
+  if (recovered.interrupted > 0 || recovered.resumed > 0) logger.info("tasks recovered after the last stop", recovered);
   const host = settings.bind === "0.0.0.0" || settings.bind === "::" ? "127.0.0.1" : settings.bind;
   const url = `http://${host.includes(":") ? `[${host}]` : host}:${boundPort}`;
   logger.info(`assistant daemon ${VERSION} listening on ${url}`, { pid: process.pid, data_dir: paths.dataDir });
@@ -183,6 +190,7 @@ export async function startDaemon(env: NodeJS.ProcessEnv = process.env): Promise
       logger.info("shutting down", { reason });
       events.emit("daemon_stopping", { reason });
       tools.runner.close(); // running commands are killed, calls waiting for approval end
+      await agent.close(); // running tasks end as cancelled; queued ones wait for the next start
       await app.close(); // stops accepting, lets in-flight requests finish, ends event streams
       await llm.embedded.close();
       approvals.close();

@@ -34,6 +34,19 @@ export const EVENT_KINDS = {
     /** The start of what the model read (secrets redacted). */
     output_preview: z.string(),
   }),
+  task_created: z.object({
+    origin: z.string(),
+    task_type: z.string().nullable(),
+    parent_id: z.string().nullable(),
+    message_preview: z.string(),
+  }),
+  task_state_changed: z.object({ status: z.string(), previous: z.string(), reason: z.string().nullable() }),
+  /** The text of one LLM turn of a task (tokens stream live on the message routes; the turn is stored). */
+  message_delta: z.object({ round: z.number().int(), text: z.string(), provider: z.string(), model: z.string() }),
+  user_steering_queued: z.object({ queue_id: z.string(), text_preview: z.string() }),
+  user_steering_applied: z.object({ queue_id: z.string() }),
+  user_follow_up_queued: z.object({ queue_id: z.string(), text_preview: z.string() }),
+  user_follow_up_applied: z.object({ queue_id: z.string() }),
 } as const;
 
 export type EventKind = keyof typeof EVENT_KINDS;

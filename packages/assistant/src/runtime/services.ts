@@ -1,5 +1,6 @@
-import type { ChatService } from "../agent/chat.ts";
+import type { Conversation } from "../agent/conversation.ts";
 import type { SessionStore } from "../agent/sessions.ts";
+import type { TaskService } from "../agent/taskService.ts";
 import type { LoginCodes } from "../auth/loginCodes.ts";
 import type { WebSessions } from "../auth/webSessions.ts";
 import type { DataPaths } from "../config/paths.ts";
@@ -29,7 +30,10 @@ export interface Services {
   webSessions: WebSessions;
   llm: LlmServices;
   sessions: SessionStore;
-  chat: ChatService;
+  /** Tasks: the agent loop, steering and follow-up queues, reports. */
+  agent: TaskService;
+  /** Where every surface hands a user message (slash command, delivery to a running task, new task). */
+  conversation: Conversation;
   /** Review queue, persistent permission decisions, approval mode. */
   approvals: ApprovalServices;
   /** The tool registry, the live tools policy and the runner every surface calls tools through. */

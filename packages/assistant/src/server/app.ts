@@ -14,6 +14,7 @@ import { messageRoutes } from "./routes/message.ts";
 import { permissionRoutes } from "./routes/permissions.ts";
 import { routerRoutes } from "./routes/router.ts";
 import { systemRoutes } from "./routes/system.ts";
+import { taskRoutes } from "./routes/tasks.ts";
 import { toolRoutes } from "./routes/tools.ts";
 import { vaultRoutes } from "./routes/vault.ts";
 import { openStreams } from "./sse.ts";
@@ -30,6 +31,7 @@ export function allRoutes(services: Services): RouteSpec[] {
     ...routerRoutes(services),
     ...budgetRoutes(services),
     ...messageRoutes(services),
+    ...taskRoutes(services),
     ...permissionRoutes(services),
     ...toolRoutes(services),
   );

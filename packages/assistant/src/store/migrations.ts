@@ -107,4 +107,54 @@ export const MIGRATIONS: Migration[] = [
       );
     `,
   },
+  {
+    version: 4,
+    name: "tasks, their message queues and session summaries",
+    sql: `
+      -- Agent tasks (DESIGN.md section 6): queued -> running -> (waiting_approval <-> running) -> completed |
+      -- failed | cancelled. seq orders lists (newest first) and is the cursor. parent_id links sub-agent tasks.
+      CREATE TABLE tasks (
+        seq         INTEGER PRIMARY KEY AUTOINCREMENT,
+        id          TEXT NOT NULL UNIQUE,
+        session_id  TEXT NOT NULL,
+        parent_id   TEXT,
+        origin      TEXT NOT NULL,
+        message     TEXT NOT NULL,
+        task_type   TEXT,
+        status      TEXT NOT NULL CHECK (status IN ('queued', 'running', 'waiting_approval', 'completed', 'failed', 'cancelled')),
+        reason      TEXT,
+        reply       TEXT,
+        rounds      INTEGER NOT NULL DEFAULT 0,
+        provider    TEXT,
+        model       TEXT,
+        input_tokens  INTEGER NOT NULL DEFAULT 0,
+        output_tokens INTEGER NOT NULL DEFAULT 0,
+        cost_usd    REAL NOT NULL DEFAULT 0,
+        created_at  TEXT NOT NULL,
+        updated_at  TEXT NOT NULL,
+        started_at  TEXT,
+        finished_at TEXT
+      );
+      CREATE INDEX tasks_status ON tasks(status, seq);
+      CREATE INDEX tasks_session ON tasks(session_id, seq);
+      CREATE INDEX tasks_parent ON tasks(parent_id) WHERE parent_id IS NOT NULL;
+
+      -- Messages sent to a running task (SPEC.md "Task message queue"): steering is injected after the current
+      -- LLM turn, follow_up runs after the current work unit. applied_at is set when delivered.
+      CREATE TABLE task_queue (
+        seq        INTEGER PRIMARY KEY AUTOINCREMENT,
+        id         TEXT NOT NULL UNIQUE,
+        task_id    TEXT NOT NULL,
+        mode       TEXT NOT NULL CHECK (mode IN ('steering', 'follow_up')),
+        text       TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        applied_at TEXT
+      );
+      CREATE INDEX task_queue_pending ON task_queue(task_id, mode, seq) WHERE applied_at IS NULL;
+
+      -- Compaction: the summary of a session's older messages (through summary_seq) replaces them in prompts.
+      ALTER TABLE sessions ADD COLUMN summary TEXT;
+      ALTER TABLE sessions ADD COLUMN summary_seq INTEGER NOT NULL DEFAULT 0;
+    `,
+  },
 ];

@@ -35,6 +35,8 @@ export interface InvokeOptions {
   signal?: AbortSignal;
   /** Called when the call starts waiting in the review queue (the invoke route then answers 202). */
   onApprovalRequested?: (item: QueueItem) => void;
+  /** Called when that item is final (approved, denied or expired): the task runs again. */
+  onApprovalResolved?: (item: QueueItem) => void;
   onProgress?: (text: string) => void;
   /** The task's workspace; default the data directory's workspace/. */
   workspace?: string;
@@ -169,6 +171,7 @@ export class ToolRunner {
         queueItemId = item.id;
         options.onApprovalRequested?.(item);
         const final = await this.#options.queue.waitFor(item.id, signal);
+        options.onApprovalResolved?.(final);
         if (final.status === "approved") {
           approvedItem = item.id;
           return { effect: "allow", rule: `review queue item ${item.id} approved`, source: "review queue" };

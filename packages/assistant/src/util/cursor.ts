@@ -26,3 +26,17 @@ export function invalidCursor(): AppError {
     field: "cursor",
   });
 }
+
+/** Default page size of lists (DESIGN.md section 4: default 50, max 500). */
+export const DEFAULT_PAGE_LIMIT = 50;
+
+/** Stores that page SQLite rows by their seq use the seq as the cursor position. */
+export function encodeSeqCursor(seq: number): string {
+  return encodeCursor(seq);
+}
+
+export function decodeSeqCursor(cursor: string | undefined): number | undefined {
+  const position = decodeCursor(cursor);
+  if (position === undefined || (typeof position === "number" && Number.isSafeInteger(position))) return position;
+  throw invalidCursor();
+}

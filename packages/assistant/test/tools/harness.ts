@@ -9,7 +9,7 @@ import type { StoredEvent } from "../../src/events/registry.ts";
 import { openDatabase } from "../../src/store/database.ts";
 import { type ApprovalServices, createApprovalServices } from "../../src/tools/approvals/services.ts";
 import type { InvokeOptions, ToolResult, ToolRunner } from "../../src/tools/runner.ts";
-import { createToolServices, type EffectiveView } from "../../src/tools/service.ts";
+import { createToolServices, type EffectiveView, type ToolServices } from "../../src/tools/service.ts";
 import { tempDataDir } from "../helpers/daemon.ts";
 import { vaultWithSecrets } from "../helpers/vault.ts";
 
@@ -27,6 +27,7 @@ export interface ToolHarness {
   cwd: string;
   paths: DataPaths;
   runner: ToolRunner;
+  tools: ToolServices;
   /** GET /api/tools/effective as the daemon computes it. */
   effective(): EffectiveView;
   approvals: ApprovalServices;
@@ -72,6 +73,7 @@ export function toolHarness(
     cwd,
     paths,
     runner,
+    tools: services,
     effective: () => services.effective(),
     approvals,
     setPolicy,

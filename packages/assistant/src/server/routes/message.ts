@@ -1,128 +1,87 @@
 import { z } from "zod";
-import { MAX_MESSAGE_CHARS } from "../../agent/chat.ts";
+import { MAX_MESSAGE_CHARS } from "../../agent/taskService.ts";
+import { DELIVERY_MODES } from "../../agent/tasks.ts";
 import type { Services } from "../../runtime/services.ts";
-import { AppError, isAppError } from "../../util/errors.ts";
-import { errorBody } from "../errors.ts";
+import { AppError } from "../../util/errors.ts";
 import { defineRoute, type RouteSpec } from "../route.ts";
-import { openStreams } from "../sse.ts";
+import { streamTask, taskReply } from "../taskStream.ts";
 
-// POST /api/message (DESIGN.md sections 5 and 11): `wait: true` answers the whole reply; `stream: true` answers
-// server-sent events `start`, `token`, `reset`, `tool_call`, `done` (or `error`). A client that disconnects
-// cancels the model call.
+// POST /api/message (DESIGN.md sections 5 and 11): a slash command is answered at once; with
+// message_delivery_mode the message is queued on the session's running task (202); otherwise it starts a task:
+// 202 {task_id, session_id}, or with `wait: true` 200 {task_id, session_id, reply}, or with `stream: true` the
+// task's progress as server-sent events.
 
 const messageBody = z.strictObject({
   message: z.string().min(1).max(MAX_MESSAGE_CHARS),
   session_id: z.string().min(1).max(128).optional(),
+  task_id: z.string().min(1).max(128).optional(),
   task_type: z
     .string()
     .regex(/^[A-Za-z0-9_.-]{1,64}$/, "expected a task type name such as conversation")
     .optional(),
-  message_delivery_mode: z.enum(["steering", "follow_up"]).optional(),
+  message_delivery_mode: z.enum(DELIVERY_MODES).optional(),
   wait: z.boolean().optional(),
   stream: z.boolean().optional(),
 });
 
 export function messageRoutes(services: Services): RouteSpec[] {
-  const { chat } = services;
+  const { agent, conversation } = services;
   return [
     defineRoute({
       method: "POST",
       url: "/api/message",
-      summary: "Sends a user message: `wait: true` returns the reply, `stream: true` streams it as server-sent events",
+      summary:
+        "Sends a user message: starts a task (202), `wait: true` returns the reply, `stream: true` streams progress; with message_delivery_mode it steers or follows up the running task",
       tag: "chat",
       body: messageBody,
       handler: async ({ body }, _request, reply) => {
         if (body.wait && body.stream)
-          throw new AppError("invalid_request", "set wait or stream, not both", { field: "body.stream" });
-        if (!body.wait && !body.stream) {
-          throw new AppError(
-            "invalid_request",
-            "set wait: true for the whole reply or stream: true for tokens as they come",
-            { field: "body.wait" },
-          );
+          throw new AppError("invalid_request", "set wait or stream, not both", { field: "stream" });
+        if (body.task_id && !body.message_delivery_mode) {
+          throw new AppError("invalid_request", "task_id is only used with message_delivery_mode", {
+            field: "task_id",
+          });
         }
-        const aborted = new AbortController();
-        let answered = false;
-        reply.raw.on("close", () => {
-          if (!answered) aborted.abort(new Error("client disconnected"));
-        });
-        const chatRequest = {
+        const handled = await conversation.handle({
           message: body.message,
-          signal: aborted.signal,
+          origin: "chat",
           ...(body.session_id ? { sessionId: body.session_id } : {}),
+          ...(body.task_id ? { taskId: body.task_id } : {}),
           ...(body.task_type ? { taskType: body.task_type } : {}),
-        };
-        if (body.wait) {
-          const result = await chat.replyOnce(chatRequest);
-          answered = true;
-          return { task_id: null, ...result };
-        }
-        // Errors before the first event (unknown session, busy session, budget) keep their HTTP status.
-        const events = chat.reply(chatRequest);
-        const first = await events.next();
-        reply.hijack();
-        const out = reply.raw;
-        openStreams.add(reply); // shutdown ends the stream, which cancels the model call
-        out.writeHead(200, {
-          "content-type": "text/event-stream; charset=utf-8",
-          "cache-control": "no-cache, no-transform",
-          "x-accel-buffering": "no",
+          ...(body.message_delivery_mode ? { mode: body.message_delivery_mode } : {}),
         });
-        const send = (event: string, data: unknown) => {
-          if (!out.writableEnded) out.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
-        };
-        let text = "";
-        let sessionId = body.session_id ?? "";
-        try {
-          for (let next = first; !next.done; next = await events.next()) {
-            const event = next.value;
-            switch (event.type) {
-              case "start":
-                sessionId = event.session_id;
-                send("start", event);
-                break;
-              case "command":
-                send("done", { session_id: event.session_id, reply: event.reply, command: true });
-                break;
-              case "route":
-                send("route", event);
-                break;
-              case "text":
-                text += event.delta;
-                send("token", { delta: event.delta });
-                break;
-              case "reasoning":
-                send("reasoning", { delta: event.delta });
-                break;
-              case "reset":
-                text = "";
-                send("reset", { reason: event.reason });
-                break;
-              case "tool_call":
-                send("tool_call", event);
-                break;
-              case "finish":
-                send("done", {
-                  session_id: sessionId,
-                  reply: text,
-                  provider: event.provider,
-                  model: event.model,
-                  usage: event.usage,
-                  cost_usd: event.costUsd,
-                });
-                break;
-            }
+        if (handled.kind === "command") {
+          if (body.stream) {
+            reply.hijack();
+            reply.raw.writeHead(200, {
+              "content-type": "text/event-stream; charset=utf-8",
+              "cache-control": "no-cache",
+            });
+            const data = { session_id: handled.session_id, reply: handled.reply, command: true };
+            reply.raw.end(`event: done\ndata: ${JSON.stringify(data)}\n\n`);
+            return;
           }
-        } catch (error) {
-          if (!aborted.signal.aborted) {
-            const appError = isAppError(error) ? error : new AppError("internal", "the reply failed");
-            if (!isAppError(error)) services.logger.error("chat stream failed", { error: (error as Error).message });
-            send("error", errorBody(appError));
-          }
+          return { task_id: null, session_id: handled.session_id, reply: handled.reply, command: true };
         }
-        answered = true;
-        openStreams.delete(reply);
-        out.end();
+        if (handled.kind === "queued") {
+          reply.code(202);
+          return {
+            task_id: handled.task_id,
+            session_id: handled.session_id,
+            queued: { id: handled.queued.id, mode: handled.queued.mode },
+          };
+        }
+        const task = handled.task;
+        if (body.stream) return streamTask(agent, task, reply, !body.task_type);
+        if (body.wait) {
+          // A client that stops waiting does not stop the task; it can be watched on /api/tasks/:id.
+          const aborted = new AbortController();
+          reply.raw.on("close", () => aborted.abort(new Error("client disconnected")));
+          const done = await agent.wait(task.id, aborted.signal);
+          return taskReply(done);
+        }
+        reply.code(202);
+        return { task_id: task.id, session_id: task.session_id };
       },
     }),
   ];

@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import type { EventLog } from "../../events/eventLog.ts";
 import { type Db, statement } from "../../store/database.ts";
+import { DEFAULT_PAGE_LIMIT, decodeSeqCursor, encodeSeqCursor, type Page } from "../../util/cursor.ts";
 import { AppError, ConfigError } from "../../util/errors.ts";
 import { redactValue } from "../../util/redact.ts";
-import { DEFAULT_PAGE_LIMIT, decodeSeqCursor, encodeSeqCursor, type Page } from "./cursor.ts";
 
 // The review queue (SPEC.md "States and transitions > Review queue item", DESIGN.md section 6): a sensitive tool
 // call waits here until an operator approves or denies it, or until ASSISTANT_APPROVAL_TIMEOUT_SECS pass.

@@ -139,7 +139,9 @@ describe("POST /api/message", () => {
     const cases: Array<[unknown, number, string]> = [
       [{ wait: true }, 400, "body.message"],
       [{ message: "", wait: true }, 400, "body.message"],
-      [{ message: "hi" }, 400, "wait: true"],
+      [{ message: "hi", message_delivery_mode: "later" }, 400, "body.message_delivery_mode"],
+      [{ message: "hi", task_id: "t1" }, 400, "message_delivery_mode"],
+      [{ message: "hi", message_delivery_mode: "steering" }, 400, "session_id"],
       [{ message: "hi", wait: true, stream: true }, 400, "not both"],
       [{ message: "hi", wait: true, task_type: "../../etc" }, 400, "body.task_type"],
       [{ message: "hi", wait: true, extra: 1 }, 400, "body"],
@@ -155,6 +157,14 @@ describe("POST /api/message", () => {
     expect(unknownSession.status).toBe(404);
     expect(unknownSession.json().error.code).toBe("not_found");
     expect((await api("POST", "/api/message", { message: "hi", wait: true }, null)).status).toBe(401);
+    const idle = (await api("POST", "/api/message", { message: "/status", wait: true })).json().session_id;
+    const nothingRuns = await api("POST", "/api/message", {
+      message: "hi",
+      session_id: idle,
+      message_delivery_mode: "follow_up",
+    });
+    expect(nothingRuns.status).toBe(409);
+    expect(nothingRuns.json().error.message).toContain("no task is running");
   });
 });
 

@@ -23,7 +23,7 @@ beforeAll(async () => {
       ASSISTANT_EMBEDDED_MODEL_SHA256: createHash("sha256").update(model).digest("hex"),
       ASSISTANT_EMBEDDED_MODEL_SIZE: String(model.length),
       ASSISTANT_EMBEDDED_THREADS: "1",
-      ASSISTANT_EMBEDDED_CONTEXT: "512",
+      ASSISTANT_EMBEDDED_CONTEXT: "8192",
       ASSISTANT_MAX_RESPONSE_TOKENS: "12",
     },
     dataDir,
@@ -84,7 +84,7 @@ describe("the embedded model in the daemon", () => {
     expect(events.some((e) => e.startsWith("event: token"))).toBe(true);
 
     const state = (await api("GET", "/api/router/embedded")).json();
-    expect(state).toMatchObject({ status: "loaded", model_id: "qwen3_0_6b", threads: 1, context_size: 512 });
+    expect(state).toMatchObject({ status: "loaded", model_id: "qwen3_0_6b", threads: 1, context_size: 8192 });
     const slash = (await api("POST", "/api/message", { message: "/embedded reload", wait: true })).json();
     expect(slash.reply).toContain("unloaded");
     expect((await api("GET", "/api/router/embedded")).json().status).toBe("unloaded");

@@ -1,0 +1,256 @@
+import type { LanguageModelV4FunctionTool } from "@ai-sdk/provider";
+import type { LlmRouter } from "../llm/router.ts";
+import type { LanguageModelV4Prompt, TokenUsage } from "../llm/types.ts";
+import type { ToolCallStatus, ToolRunner } from "../tools/runner.ts";
+import { parseTextToolCalls, type TextToolSpec } from "./textToolCalls.ts";
+
+// One work unit of the agent (DESIGN.md section 10): up to ASSISTANT_MAX_TOOL_ROUNDS LLM turns. Each turn streams
+// through the router with the tool schemas; native tool calls (and grammar-constrained ones from the embedded
+// model) come as tool_call events, the text form `TOOL: <name> <args>` is parsed from the answer when there are
+// none. Every call goes through the ToolRunner (policy, review queue). Steering messages are injected after the
+// turn in which they arrived. The unit ends with an answer without tool calls, or at the round limit.
+
+export type AgentEvent =
+  | { type: "route"; provider: string; model: string }
+  | { type: "token"; delta: string }
+  /** The streaming attempt failed after output; discard the text of this turn so far. */
+  | { type: "reset" }
+  | { type: "turn"; round: number; text: string; provider: string; model: string }
+  | { type: "tool_call"; id: string; name: string; arguments: unknown }
+  | { type: "tool_result"; id: string; name: string; status: ToolCallStatus; output: string; queue_item_id?: string }
+  | { type: "approval_requested"; queue_item_id: string; tool: string; rule: string }
+  | { type: "approval_resolved"; queue_item_id: string; status: string }
+  | { type: "steering_applied"; id: string; text: string };
+
+export interface ToolCallRecord {
+  call_id: string;
+  name: string;
+  arguments: unknown;
+  status: ToolCallStatus;
+  /** First line of what the tool answered (for reports). */
+  summary: string;
+  rule?: string;
+  queue_item_id?: string;
+}
+
+export interface UnitResult {
+  reply: string;
+  rounds: number;
+  calls: ToolCallRecord[];
+  hitRoundLimit: boolean;
+  provider: string | null;
+  model: string | null;
+  usage: TokenUsage;
+  costUsd: number;
+}
+
+export interface AgentLoopDeps {
+  router: Pick<LlmRouter, "stream">;
+  tools: Pick<ToolRunner, "invoke">;
+  toolDefs: LanguageModelV4FunctionTool[];
+  textTools: TextToolSpec[];
+  maxRounds: number;
+}
+
+export interface UnitInput {
+  taskId: string;
+  sessionId: string;
+  taskType: string;
+  prompt: LanguageModelV4Prompt;
+  signal: AbortSignal;
+  emit(event: AgentEvent): void;
+  /** Undelivered steering messages, marked applied as they are taken. */
+  takeSteering(): Array<{ id: string; text: string }>;
+  /** The task waits for (true) or got (false) an operator decision. */
+  onWaiting(waiting: boolean): void;
+}
+
+export const STEERING_PREFIX = "[Steering from the user, received while you were working]";
+
+export async function runAgentUnit(deps: AgentLoopDeps, input: UnitInput): Promise<UnitResult> {
+  const prompt: LanguageModelV4Prompt = [...input.prompt];
+  const calls: ToolCallRecord[] = [];
+  const usage: TokenUsage = { input: 0, output: 0 };
+  let provider: string | null = null;
+  let model: string | null = null;
+  let textCallSeq = 0;
+  let costUsd = 0;
+
+  for (let round = 1; round <= deps.maxRounds; round++) {
+    let text = "";
+    const native: Array<{ id: string; name: string; input: string }> = [];
+    for await (const event of deps.router.stream({
+      taskType: input.taskType,
+      prompt,
+      ...(deps.toolDefs.length > 0 ? { tools: deps.toolDefs } : {}),
+      sessionId: input.sessionId,
+      signal: input.signal,
+    })) {
+      if (event.type === "text") {
+        text += event.delta;
+        input.emit({ type: "token", delta: event.delta });
+      } else if (event.type === "reset") {
+        text = "";
+        native.length = 0;
+        input.emit({ type: "reset" });
+      } else if (event.type === "tool_call") {
+        native.push({ id: event.id, name: event.name, input: event.input });
+      } else if (event.type === "route") {
+        input.emit({ type: "route", provider: event.provider, model: event.model });
+      } else if (event.type === "finish") {
+        provider = event.provider;
+        model = event.model;
+        usage.input += event.usage.input;
+        usage.output += event.usage.output;
+        costUsd += event.costUsd;
+      }
+    }
+    input.emit({ type: "turn", round, text, provider: provider ?? "", model: model ?? "" });
+    const textCalls = native.length === 0 && deps.textTools.length > 0 ? parseTextToolCalls(text, deps.textTools) : [];
+    const steering = input.takeSteering();
+    const wantsTools = native.length > 0 || textCalls.length > 0;
+
+    if (wantsTools && round === deps.maxRounds) {
+      const note = `Stopped: the limit of ${deps.maxRounds} tool rounds (ASSISTANT_MAX_TOOL_ROUNDS) was reached before the work was finished.`;
+      return {
+        reply: text ? `${text}\n\n${note}` : note,
+        rounds: round,
+        calls,
+        hitRoundLimit: true,
+        provider,
+        model,
+        usage,
+        costUsd,
+      };
+    }
+    if (!wantsTools && steering.length === 0) {
+      return { reply: text, rounds: round, calls, hitRoundLimit: false, provider, model, usage, costUsd };
+    }
+
+    if (native.length > 0) {
+      const results = [];
+      for (const call of native) {
+        const args = parseArguments(call.input);
+        const output = await invoke(deps, input, calls, call.id, call.name, args);
+        results.push({ id: call.id, name: call.name, args, output });
+      }
+      prompt.push({
+        role: "assistant",
+        content: [
+          ...(text ? [{ type: "text" as const, text }] : []),
+          ...results.map((r) => ({
+            type: "tool-call" as const,
+            toolCallId: r.id,
+            toolName: r.name,
+            input: r.args.ok ? r.args.value : {},
+          })),
+        ],
+      });
+      prompt.push({
+        role: "tool",
+        content: results.map((r) => ({
+          type: "tool-result" as const,
+          toolCallId: r.id,
+          toolName: r.name,
+          output: { type: "text" as const, value: r.output },
+        })),
+      });
+    } else {
+      prompt.push({ role: "assistant", content: [{ type: "text", text }] });
+      if (textCalls.length > 0) {
+        const parts: string[] = [];
+        for (const call of textCalls) {
+          const id = `text-${++textCallSeq}`;
+          if (!call.ok) {
+            const output = `Malformed tool call ${JSON.stringify(call.line.trim().slice(0, 200))}: ${call.problem}. Nothing was run.`;
+            input.emit({ type: "tool_call", id, name: "(malformed)", arguments: call.line.trim().slice(0, 200) });
+            input.emit({ type: "tool_result", id, name: "(malformed)", status: "invalid_arguments", output });
+            calls.push({
+              call_id: id,
+              name: "(malformed)",
+              arguments: call.line,
+              status: "invalid_arguments",
+              summary: output,
+            });
+            parts.push(output);
+            continue;
+          }
+          const output = await invoke(deps, input, calls, id, call.name, { ok: true, value: call.input });
+          parts.push(`Result of TOOL: ${call.name}\n${output}`);
+        }
+        prompt.push({ role: "user", content: [{ type: "text", text: parts.join("\n\n") }] });
+      }
+    }
+    for (const message of steering) {
+      input.emit({ type: "steering_applied", id: message.id, text: message.text });
+      prompt.push({ role: "user", content: [{ type: "text", text: `${STEERING_PREFIX}\n${message.text}` }] });
+    }
+  }
+  // maxRounds >= 1 always returns inside the loop; this is reached only with maxRounds 0.
+  return { reply: "", rounds: 0, calls, hitRoundLimit: true, provider, model, usage, costUsd };
+}
+
+type ParsedArgs = { ok: true; value: unknown } | { ok: false; problem: string };
+
+function parseArguments(raw: string): ParsedArgs {
+  if (raw.trim() === "") return { ok: true, value: {} };
+  try {
+    return { ok: true, value: JSON.parse(raw) as unknown };
+  } catch {
+    return { ok: false, problem: "the arguments are not valid JSON" };
+  }
+}
+
+async function invoke(
+  deps: AgentLoopDeps,
+  input: UnitInput,
+  calls: ToolCallRecord[],
+  id: string,
+  name: string,
+  args: ParsedArgs,
+): Promise<string> {
+  input.emit({ type: "tool_call", id, name, arguments: args.ok ? args.value : null });
+  if (!args.ok) {
+    const output = `Invalid arguments for ${name}: ${args.problem}. Call it again with a JSON object.`;
+    input.emit({ type: "tool_result", id, name, status: "invalid_arguments", output });
+    calls.push({ call_id: id, name, arguments: null, status: "invalid_arguments", summary: output });
+    return output;
+  }
+  const result = await deps.tools.invoke(name, args.value, {
+    taskId: input.taskId,
+    sessionId: input.sessionId,
+    signal: input.signal,
+    onApprovalRequested: (item) => {
+      input.onWaiting(true);
+      input.emit({ type: "approval_requested", queue_item_id: item.id, tool: item.tool, rule: item.rule });
+    },
+    onApprovalResolved: (item) => {
+      input.onWaiting(false);
+      input.emit({ type: "approval_resolved", queue_item_id: item.id, status: item.status });
+    },
+  });
+  input.emit({
+    type: "tool_result",
+    id,
+    name,
+    status: result.status,
+    output: result.output,
+    ...(result.queue_item_id ? { queue_item_id: result.queue_item_id } : {}),
+  });
+  calls.push({
+    call_id: result.call_id,
+    name,
+    arguments: args.value,
+    status: result.status,
+    summary: firstLine(result.output),
+    ...(result.rule ? { rule: result.rule } : {}),
+    ...(result.queue_item_id ? { queue_item_id: result.queue_item_id } : {}),
+  });
+  return result.output;
+}
+
+function firstLine(text: string): string {
+  const lines = text.split("\n").filter((l) => l.trim() && !l.startsWith("<untrusted_data"));
+  const line = lines[0] ?? "";
+  return line.length > 200 ? `${line.slice(0, 200)}...` : line;
+}

@@ -1,0 +1,225 @@
+import { mkdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { writeFileAtomic } from "../config/atomicWrite.ts";
+import type { StoredEvent } from "../events/registry.ts";
+import type { TaskRecord } from "./tasks.ts";
+
+// The compact operator report of a task (SPEC.md "Task report"): done[], needs_review[], failed[], next_steps[].
+// It is built from the task's stored events, so a task interrupted by a crash gets the same report at the next
+// start, and written to reports/<task_id>.json and .md (atomically).
+
+export interface ReportRef {
+  kind: "file" | "tool_call" | "queue_item" | "task";
+  /** A path for files, an id otherwise. */
+  id: string;
+}
+
+export interface ReportItem {
+  text: string;
+  refs: ReportRef[];
+}
+
+export interface TaskReport {
+  task_id: string;
+  session_id: string;
+  parent_id: string | null;
+  status: TaskRecord["status"];
+  reason: string | null;
+  message: string;
+  reply: string | null;
+  rounds: number;
+  created_at: string;
+  finished_at: string | null;
+  done: ReportItem[];
+  needs_review: ReportItem[];
+  failed: ReportItem[];
+  next_steps: ReportItem[];
+  subtasks: Array<{ task_id: string; task_type: string | null; status: string }>;
+}
+
+interface CallInfo {
+  call_id: string;
+  tool: string;
+  arguments_summary: string;
+  status?: string;
+  rule?: string | null;
+  queue_item_id?: string | null;
+  output_preview?: string;
+}
+
+export const ROUND_LIMIT_REASON = "round_limit";
+
+export function buildReport(
+  task: TaskRecord,
+  events: readonly StoredEvent[],
+  extra: { pendingFollowUps?: string[]; subtasks?: TaskReport[] } = {},
+): TaskReport {
+  const report: TaskReport = {
+    task_id: task.id,
+    session_id: task.session_id,
+    parent_id: task.parent_id,
+    status: task.status,
+    reason: task.reason,
+    message: task.message,
+    reply: task.reply,
+    rounds: task.rounds,
+    created_at: task.created_at,
+    finished_at: task.finished_at,
+    done: [],
+    needs_review: [],
+    failed: [],
+    next_steps: [],
+    subtasks: [],
+  };
+  const calls = new Map<string, CallInfo>();
+  for (const event of events) {
+    const data = event.data as Record<string, unknown>;
+    if (event.kind === "tool_call_requested") {
+      calls.set(String(data.call_id), {
+        call_id: String(data.call_id),
+        tool: String(data.tool),
+        arguments_summary: String(data.arguments_summary),
+      });
+    } else if (event.kind === "tool_call_completed") {
+      const call = calls.get(String(data.call_id));
+      if (call) Object.assign(call, data);
+    }
+  }
+  for (const call of calls.values()) addCall(report, call);
+
+  const taskRef: ReportRef = { kind: "task", id: task.id };
+  if (task.status === "completed" && task.reply) {
+    report.done.push({ text: `Answered: ${firstLine(task.reply)}`, refs: [taskRef] });
+  }
+  if (task.reason === ROUND_LIMIT_REASON) {
+    report.needs_review.push({
+      text: "Stopped at the tool round limit before the work was finished.",
+      refs: [taskRef],
+    });
+    report.next_steps.push({
+      text: "Continue with a follow-up message, or raise ASSISTANT_MAX_TOOL_ROUNDS.",
+      refs: [taskRef],
+    });
+  } else if (task.status === "failed") {
+    const interrupted = task.reason === "interrupted";
+    report.failed.push({
+      text: interrupted
+        ? "Interrupted: the daemon stopped while the task was running."
+        : `The task failed: ${task.reason ?? "unknown error"}`,
+      refs: [taskRef],
+    });
+    report.next_steps.push({
+      text: `Run it again: /task create ${JSON.stringify(firstLine(task.message))}`,
+      refs: [taskRef],
+    });
+  } else if (task.status === "cancelled") {
+    report.needs_review.push({
+      text: `Cancelled${task.reason ? `: ${task.reason}` : ""}; the work may be partial.`,
+      refs: [taskRef],
+    });
+  }
+  for (const text of extra.pendingFollowUps ?? []) {
+    report.next_steps.push({ text: `Follow-up not delivered: ${firstLine(text)}`, refs: [taskRef] });
+  }
+  for (const sub of extra.subtasks ?? []) {
+    report.subtasks.push({ task_id: sub.task_id, task_type: null, status: sub.status });
+    const tag = `[sub-task ${sub.task_id.slice(0, 8)}]`;
+    const subRef: ReportRef = { kind: "task", id: sub.task_id };
+    for (const key of ["done", "needs_review", "failed", "next_steps"] as const) {
+      for (const item of sub[key]) report[key].push({ text: `${tag} ${item.text}`, refs: [subRef, ...item.refs] });
+    }
+  }
+  return report;
+}
+
+function addCall(report: TaskReport, call: CallInfo): void {
+  const refs: ReportRef[] = [{ kind: "tool_call", id: call.call_id }];
+  const path = pathOf(call.arguments_summary);
+  if (path) refs.push({ kind: "file", id: path });
+  if (call.queue_item_id) refs.push({ kind: "queue_item", id: call.queue_item_id });
+  const what = `${call.tool}${path ? ` ${path}` : ""}`;
+  const summary = firstLine(stripFence(call.output_preview ?? ""));
+  switch (call.status) {
+    case "ok":
+      report.done.push({ text: `${what}: ${summary}`, refs });
+      if (call.tool === "write_file")
+        report.needs_review.push({ text: `Review the change to ${path ?? "the file"}.`, refs });
+      break;
+    case "denied":
+      if (call.queue_item_id) {
+        report.needs_review.push({ text: `${what} was not approved (${call.rule ?? "review queue"}).`, refs });
+      } else {
+        report.failed.push({ text: `${what} was blocked by ${call.rule ?? "the policy"}.`, refs });
+        report.next_steps.push({
+          text: `If ${call.tool} should be allowed here, change tools_policy.yaml (${call.rule ?? "policy"}).`,
+          refs,
+        });
+      }
+      break;
+    case undefined:
+      report.failed.push({ text: `${what} did not finish.`, refs });
+      break;
+    default:
+      report.failed.push({ text: `${what} failed: ${summary}`, refs });
+  }
+}
+
+function pathOf(argumentsSummary: string): string | null {
+  try {
+    const args = JSON.parse(argumentsSummary) as Record<string, unknown>;
+    if (typeof args.path === "string") return args.path;
+  } catch {
+    // not JSON: no path
+  }
+  return null;
+}
+
+function stripFence(text: string): string {
+  return text.replace(/^<untrusted_data[^>]*>\n/, "");
+}
+
+function firstLine(text: string): string {
+  const line = text.split("\n").find((l) => l.trim()) ?? "";
+  return line.length > 200 ? `${line.slice(0, 200)}...` : line;
+}
+
+export function reportPaths(dir: string, taskId: string): { json: string; markdown: string } {
+  return { json: join(dir, `${taskId}.json`), markdown: join(dir, `${taskId}.md`) };
+}
+
+export function writeReport(dir: string, report: TaskReport): void {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const paths = reportPaths(dir, report.task_id);
+  writeFileAtomic(paths.json, `${JSON.stringify(report, null, 2)}\n`);
+  writeFileAtomic(paths.markdown, reportMarkdown(report));
+}
+
+export function readReport(dir: string, taskId: string): TaskReport | null {
+  try {
+    return JSON.parse(readFileSync(reportPaths(dir, taskId).json, "utf8")) as TaskReport;
+  } catch {
+    return null;
+  }
+}
+
+export function reportMarkdown(report: TaskReport): string {
+  const section = (title: string, items: ReportItem[]) =>
+    `## ${title}\n\n${items.length === 0 ? "- (none)" : items.map((i) => `- ${i.text}${refText(i.refs)}`).join("\n")}\n`;
+  return [
+    `# Task ${report.task_id}\n`,
+    `- status: ${report.status}${report.reason ? ` (${report.reason})` : ""}`,
+    `- message: ${firstLine(report.message)}`,
+    `- created: ${report.created_at}; finished: ${report.finished_at ?? "-"}; rounds: ${report.rounds}\n`,
+    section("Done", report.done),
+    section("Needs review", report.needs_review),
+    section("Failed", report.failed),
+    section("Next steps", report.next_steps),
+  ].join("\n");
+}
+
+function refText(refs: ReportRef[]): string {
+  const shown = refs
+    .filter((r) => r.kind !== "tool_call")
+    .map((r) => (r.kind === "file" ? `\`${r.id}\`` : `${r.kind} ${r.id}`));
+  return shown.length ? ` (${shown.join(", ")})` : "";
+}

@@ -1,0 +1,63 @@
+import { loadConfig } from "../config/configFiles.ts";
+import type { DataPaths } from "../config/paths.ts";
+import type { EventLog } from "../events/eventLog.ts";
+import type { LlmServices } from "../llm/service.ts";
+import type { Logger } from "../log/logger.ts";
+import type { Db } from "../store/database.ts";
+import type { ToolServices } from "../tools/service.ts";
+import { Conversation } from "./conversation.ts";
+import { systemPrompt } from "./prompt.ts";
+import type { SessionStore } from "./sessions.ts";
+import { runSlashCommand, type SlashContext } from "./slashCommands.ts";
+import { TaskService } from "./taskService.ts";
+import { TaskStore } from "./tasks.ts";
+
+// The agent as the daemon builds it: the task service over the router and tools, the conversation entry point
+// every surface uses, and the slash commands wired to both. agent_profile.json is read once at start (SPEC.md:
+// edits apply after a restart).
+
+export interface AgentServices {
+  agent: TaskService;
+  conversation: Conversation;
+}
+
+export function createAgentServices(options: {
+  db: Db;
+  sessions: SessionStore;
+  llm: LlmServices;
+  tools: ToolServices;
+  events: EventLog;
+  paths: DataPaths;
+  env: NodeJS.ProcessEnv;
+  logger: Logger;
+  /** What /status says about the daemon. */
+  status: () => string;
+}): AgentServices {
+  const { paths, sessions, llm } = options;
+  const prompt = systemPrompt(loadConfig("agent_profile", paths));
+  const agent = new TaskService({
+    tasks: new TaskStore(options.db),
+    sessions,
+    router: llm.router,
+    tools: options.tools,
+    events: options.events,
+    reportsDir: paths.reportsDir,
+    env: options.env,
+    logger: options.logger,
+    systemPrompt: () => prompt,
+  });
+  const slash = (sessionId: string): SlashContext => ({
+    llm,
+    paths,
+    sessions,
+    sessionId,
+    agent,
+    status: options.status,
+  });
+  const conversation = new Conversation({
+    agent,
+    sessions,
+    runCommand: (line, sessionId) => runSlashCommand(line, slash(sessionId)),
+  });
+  return { agent, conversation };
+}

@@ -1,0 +1,513 @@
+import type { EventLog } from "../events/eventLog.ts";
+import type { EventKind, EventPayload } from "../events/registry.ts";
+import { classifyMessage } from "../llm/classify.ts";
+import type { LlmRouter } from "../llm/router.ts";
+import type { Logger } from "../log/logger.ts";
+import type { ToolServices } from "../tools/service.ts";
+import { AppError, isAppError } from "../util/errors.ts";
+import { historyFor, maxContextTokens } from "./compaction.ts";
+import { type AgentEvent, runAgentUnit } from "./loop.ts";
+import { buildPrompt, toolDefinitions } from "./prompt.ts";
+import { buildReport, ROUND_LIMIT_REASON, readReport, type TaskReport, writeReport } from "./reports.ts";
+import type { SessionStore } from "./sessions.ts";
+import {
+  type DeliveryMode,
+  FINAL_STATUSES,
+  type QueuedMessage,
+  type TaskOrigin,
+  type TaskRecord,
+  type TaskStatus,
+  type TaskStore,
+} from "./tasks.ts";
+import { primaryParameter } from "./textToolCalls.ts";
+
+// Runs tasks (DESIGN.md section 6): a message becomes a task that runs the agent loop with the session's history.
+// Tasks of one session run one after another in creation order; sessions run in parallel. Live events (tokens,
+// tool calls, approvals, state) go to subscribers; durable ones to the event log. Steering messages are injected
+// after the current LLM turn; follow-ups (and steering that arrived too late for the last turn) run as the next
+// work unit. At the end the report is written. At start, tasks that were running are failed as `interrupted`
+// and queued ones run again.
+
+export const MAX_MESSAGE_CHARS = 100_000;
+export const DEFAULT_MAX_TOOL_ROUNDS = 10;
+
+export type LiveEvent =
+  | AgentEvent
+  | { type: "state"; status: TaskStatus; reason: string | null }
+  | { type: "done"; task: TaskRecord };
+
+export interface SubmitRequest {
+  message: string;
+  sessionId?: string;
+  taskType?: string;
+  origin: TaskOrigin;
+  parentId?: string;
+}
+
+/** Runs a work unit another way (sub-agent orchestration); null lets the plain agent loop run it. */
+export type UnitRunner = (
+  task: TaskRecord,
+  message: string,
+  signal: AbortSignal,
+  emit: (event: LiveEvent) => void,
+) => Promise<{ reply: string; rounds: number } | null>;
+
+export interface TaskServiceDeps {
+  tasks: TaskStore;
+  sessions: SessionStore;
+  router: Pick<LlmRouter, "stream" | "complete">;
+  tools: ToolServices;
+  events: Pick<EventLog, "emit" | "list">;
+  reportsDir: string;
+  env: NodeJS.ProcessEnv;
+  logger: Pick<Logger, "warn" | "error" | "info">;
+  /** The system prompt (agent_profile.json). */
+  systemPrompt: () => string;
+}
+
+interface Running {
+  controller: AbortController;
+  cancelReason: string | null;
+}
+
+export class TaskService {
+  readonly #deps: TaskServiceDeps;
+  readonly #running = new Map<string, Running>();
+  readonly #listeners = new Map<string, Set<(event: LiveEvent) => void>>();
+  readonly #waiters = new Map<string, Set<(task: TaskRecord) => void>>();
+  readonly #chains = new Map<string, Promise<void>>();
+  /** The error a failed task ended with, for callers waiting on it (kept briefly). */
+  readonly #errors = new Map<string, AppError>();
+  readonly #maxRounds: number;
+  #orchestrate: UnitRunner | null = null;
+  #closed = false;
+
+  constructor(deps: TaskServiceDeps) {
+    this.#deps = deps;
+    this.#maxRounds = maxToolRounds(deps.env);
+  }
+
+  /** Plugs in sub-agent orchestration (orchestrator.ts). */
+  setOrchestrator(runner: UnitRunner): void {
+    this.#orchestrate = runner;
+  }
+
+  get tasks(): TaskStore {
+    return this.#deps.tasks;
+  }
+
+  /** Daemon start: running tasks of a dead daemon fail as interrupted (with a report); queued ones run. */
+  recover(): { interrupted: number; resumed: number } {
+    const { tasks } = this.#deps;
+    const stale = tasks.withStatus("running", "waiting_approval");
+    for (const task of stale) {
+      const failed = tasks.transition(task.id, "failed", { reason: "interrupted" });
+      this.#emit("task_state_changed", { status: "failed", previous: task.status, reason: "interrupted" }, failed);
+      this.#writeReport(failed);
+    }
+    const queued = tasks.withStatus("queued");
+    for (const task of queued) this.#schedule(task);
+    return { interrupted: stale.length, resumed: queued.length };
+  }
+
+  /** Validates and records a task, then schedules it behind the session's earlier tasks. */
+  submit(request: SubmitRequest): TaskRecord {
+    if (this.#closed) throw new AppError("conflict", "the daemon is stopping; try again after it restarts");
+    const message = checkMessage(request.message);
+    const { sessions, tasks } = this.#deps;
+    const session = request.sessionId ? sessions.get(request.sessionId) : sessions.create();
+    const task = tasks.create({
+      sessionId: session.id,
+      message,
+      origin: request.origin,
+      taskType: request.taskType ?? classifyMessage(message).category,
+      ...(request.parentId ? { parentId: request.parentId } : {}),
+    });
+    this.#emit(
+      "task_created",
+      {
+        origin: task.origin,
+        task_type: task.task_type,
+        parent_id: task.parent_id,
+        message_preview: message.slice(0, 200),
+      },
+      task,
+    );
+    this.#schedule(task);
+    return task;
+  }
+
+  /** The task running (or waiting for approval) in a session, if any. */
+  activeTask(sessionId: string): TaskRecord | undefined {
+    for (const id of this.#running.keys()) {
+      const task = this.#deps.tasks.find(id);
+      if (task && task.session_id === sessionId && !FINAL_STATUSES.has(task.status)) return task;
+    }
+    return undefined;
+  }
+
+  /** Queues a steering or follow-up message on a running task; 409 when the task is not running. */
+  deliver(taskId: string, mode: DeliveryMode, text: string): QueuedMessage {
+    const message = checkMessage(text);
+    const task = this.#deps.tasks.get(taskId);
+    if (!this.#running.has(task.id) || FINAL_STATUSES.has(task.status)) {
+      throw new AppError("conflict", `task ${task.id} is ${task.status}, not running: send the message on its own`, {
+        task_id: task.id,
+        status: task.status,
+      });
+    }
+    const queued = this.#deps.tasks.enqueue(task.id, mode, message);
+    const kind = mode === "steering" ? "user_steering_queued" : "user_follow_up_queued";
+    this.#emit(kind, { queue_id: queued.id, text_preview: message.slice(0, 200) }, task);
+    return queued;
+  }
+
+  queueOf(taskId: string): { task_id: string; steering: QueuedMessage[]; follow_up: QueuedMessage[] } {
+    const task = this.#deps.tasks.get(taskId);
+    return {
+      task_id: task.id,
+      steering: this.#deps.tasks.pending(task.id, "steering"),
+      follow_up: this.#deps.tasks.pending(task.id, "follow_up"),
+    };
+  }
+
+  clearQueue(taskId: string): { task_id: string; cleared: number } {
+    const task = this.#deps.tasks.get(taskId);
+    return { task_id: task.id, cleared: this.#deps.tasks.clearQueue(task.id) };
+  }
+
+  /** Cancels a queued or running task; cancelling a finished one is a 409. */
+  cancel(taskId: string, reason = "cancelled by the user"): TaskRecord {
+    const task = this.#deps.tasks.get(taskId);
+    if (FINAL_STATUSES.has(task.status)) {
+      throw new AppError("conflict", `task ${task.id} is already ${task.status}`, {
+        task_id: task.id,
+        status: task.status,
+      });
+    }
+    const running = this.#running.get(task.id);
+    if (running) {
+      running.cancelReason = reason;
+      running.controller.abort(new AppError("conflict", reason));
+      return task;
+    }
+    const cancelled = this.#deps.tasks.transition(task.id, "cancelled", { reason });
+    this.#emit("task_state_changed", { status: "cancelled", previous: task.status, reason }, cancelled);
+    this.#finish(cancelled);
+    return cancelled;
+  }
+
+  subscribe(taskId: string, listener: (event: LiveEvent) => void): () => void {
+    let set = this.#listeners.get(taskId);
+    if (!set) {
+      set = new Set();
+      this.#listeners.set(taskId, set);
+    }
+    set.add(listener);
+    return () => {
+      set.delete(listener);
+      if (set.size === 0) this.#listeners.delete(taskId);
+    };
+  }
+
+  /** Resolves with the task once it is final; rejects with the AppError a failed task ended with. */
+  wait(taskId: string, signal?: AbortSignal): Promise<TaskRecord> {
+    const current = this.#deps.tasks.get(taskId);
+    const settle = (task: TaskRecord): TaskRecord => {
+      const error = this.#errors.get(task.id);
+      if (task.status === "failed" && error) throw error;
+      return task;
+    };
+    if (FINAL_STATUSES.has(current.status)) return Promise.resolve().then(() => settle(current));
+    return new Promise((resolve, reject) => {
+      let set = this.#waiters.get(taskId);
+      if (!set) {
+        set = new Set();
+        this.#waiters.set(taskId, set);
+      }
+      const waiters = set;
+      const onAbort = () => {
+        waiters.delete(waiter);
+        reject(signal?.reason);
+      };
+      const waiter = (task: TaskRecord) => {
+        signal?.removeEventListener("abort", onAbort);
+        try {
+          resolve(settle(task));
+        } catch (error) {
+          reject(error);
+        }
+      };
+      waiters.add(waiter);
+      signal?.addEventListener("abort", onAbort, { once: true });
+    });
+  }
+
+  /** The operator report of a finished task. */
+  report(taskId: string): TaskReport {
+    const task = this.#deps.tasks.get(taskId);
+    if (!FINAL_STATUSES.has(task.status)) {
+      throw new AppError("conflict", `task ${task.id} is ${task.status}; its report is written when it ends`, {
+        task_id: task.id,
+        status: task.status,
+      });
+    }
+    return readReport(this.#deps.reportsDir, task.id) ?? this.#writeReport(task);
+  }
+
+  /** Daemon stop: running tasks are cancelled (they are not failed as interrupted: the stop was clean). */
+  async close(): Promise<void> {
+    this.#closed = true;
+    for (const running of this.#running.values()) {
+      running.cancelReason = "the daemon stopped";
+      running.controller.abort(new AppError("conflict", "the daemon stopped"));
+    }
+    await Promise.allSettled([...this.#chains.values()]);
+  }
+
+  #schedule(task: TaskRecord): void {
+    const previous = this.#chains.get(task.session_id) ?? Promise.resolve();
+    const next = previous
+      .then(() => this.#run(task.id))
+      .catch((error: unknown) => {
+        this.#deps.logger.error("task runner failed", { task_id: task.id, error: (error as Error).message });
+      });
+    this.#chains.set(task.session_id, next);
+    void next.then(() => {
+      if (this.#chains.get(task.session_id) === next) this.#chains.delete(task.session_id);
+    });
+  }
+
+  async #run(taskId: string): Promise<void> {
+    const { tasks, sessions } = this.#deps;
+    const queued = tasks.find(taskId);
+    if (queued?.status !== "queued") return; // cancelled while it waited
+    if (this.#closed) return; // stays queued: it runs after the next start
+    const running: Running = { controller: new AbortController(), cancelReason: null };
+    this.#running.set(taskId, running);
+    const signal = running.controller.signal;
+    let task = this.#setStatus(queued, "running");
+    const taskType = task.task_type ?? classifyMessage(task.message).category;
+    const outcome = {
+      rounds: 0,
+      provider: null as string | null,
+      model: null as string | null,
+      input_tokens: 0,
+      output_tokens: 0,
+      cost_usd: 0,
+    };
+    let reply = "";
+    let limitHit = false;
+    try {
+      let message: string | null = task.message;
+      while (message !== null) {
+        const unit = await this.#runUnit(task, taskType, message, signal);
+        outcome.rounds += unit.rounds;
+        outcome.input_tokens += unit.usage.input;
+        outcome.output_tokens += unit.usage.output;
+        outcome.cost_usd += unit.costUsd;
+        outcome.provider = unit.provider ?? outcome.provider;
+        outcome.model = unit.model ?? outcome.model;
+        reply = unit.reply;
+        limitHit ||= unit.hitRoundLimit;
+        sessions.append(task.session_id, {
+          role: "assistant",
+          content: reply,
+          task_type: taskType,
+          ...(unit.provider ? { provider: unit.provider } : {}),
+          ...(unit.model ? { model: unit.model } : {}),
+        });
+        message = this.#nextUnitMessage(task);
+      }
+      task = tasks.get(taskId);
+      const done = tasks.transition(taskId, "completed", {
+        ...outcome,
+        reply,
+        reason: limitHit ? ROUND_LIMIT_REASON : null,
+      });
+      this.#emit("task_state_changed", { status: "completed", previous: task.status, reason: done.reason }, done);
+      this.#live(taskId, { type: "state", status: "completed", reason: done.reason });
+      this.#finish(done);
+    } catch (error) {
+      task = tasks.get(taskId);
+      const cancelled = signal.aborted;
+      const status: TaskStatus = cancelled ? "cancelled" : "failed";
+      const reason = cancelled ? (running.cancelReason ?? "cancelled") : errorReason(error);
+      if (!cancelled && isAppError(error)) this.#errors.set(taskId, error);
+      if (!cancelled && !isAppError(error)) {
+        this.#deps.logger.error("task failed", { task_id: taskId, error: (error as Error).message });
+      }
+      const ended = tasks.transition(taskId, status, { ...outcome, reason, reply: reply || null });
+      this.#emit("task_state_changed", { status, previous: task.status, reason }, ended);
+      this.#live(taskId, { type: "state", status, reason });
+      this.#finish(ended);
+    } finally {
+      this.#running.delete(taskId);
+    }
+  }
+
+  async #runUnit(task: TaskRecord, taskType: string, message: string, signal: AbortSignal) {
+    const { sessions, router } = this.#deps;
+    const emit = (event: LiveEvent) => this.#onAgentEvent(task, event);
+    if (this.#orchestrate && taskType === "orchestrator") {
+      sessions.append(task.session_id, { role: "user", content: message, task_type: taskType });
+      const result = await this.#orchestrate(task, message, signal, emit);
+      if (result) {
+        return {
+          ...result,
+          calls: [],
+          hitRoundLimit: false,
+          provider: null,
+          model: null,
+          usage: { input: 0, output: 0 },
+          costUsd: 0,
+        };
+      }
+    }
+    const history = await historyFor(
+      { sessions, router, logger: this.#deps.logger },
+      task.session_id,
+      maxContextTokens(this.#deps.env),
+      signal,
+    );
+    const prompt = buildPrompt(this.#deps.systemPrompt(), history.summary, history.messages, message);
+    if (!(this.#orchestrate && taskType === "orchestrator")) {
+      sessions.append(task.session_id, { role: "user", content: message, task_type: taskType });
+    }
+    // Only tools the policy could let run are offered: a blocked tool only invites useless calls and costs context.
+    const usable = new Set(
+      this.#deps.tools
+        .effective()
+        .tools.filter((t) => t.status !== "blocked")
+        .map((t) => t.name),
+    );
+    const infos = this.#deps.tools.list().filter((t) => usable.has(t.name));
+    return runAgentUnit(
+      {
+        router,
+        tools: this.#deps.tools.runner,
+        toolDefs: toolDefinitions(infos),
+        textTools: infos.map((t) => ({ name: t.name, primary: primaryParameter(t.parameters) })),
+        maxRounds: this.#maxRounds,
+      },
+      {
+        taskId: task.id,
+        sessionId: task.session_id,
+        taskType,
+        prompt,
+        signal,
+        emit,
+        takeSteering: () => this.#take(task, "steering"),
+        onWaiting: (waiting) => {
+          const current = this.#deps.tasks.get(task.id);
+          if (waiting && current.status === "running") this.#setStatus(current, "waiting_approval");
+          if (!waiting && current.status === "waiting_approval") this.#setStatus(current, "running");
+        },
+      },
+    );
+  }
+
+  /** The message of the next work unit: the first follow-up, or steering that came after the last turn. */
+  #nextUnitMessage(task: TaskRecord): string | null {
+    const [followUp] = this.#take(task, "follow_up", 1);
+    if (followUp) return followUp.text;
+    const late = this.#take(task, "steering");
+    return late.length > 0 ? late.map((m) => m.text).join("\n\n") : null;
+  }
+
+  #take(task: TaskRecord, mode: DeliveryMode, max = Number.POSITIVE_INFINITY): Array<{ id: string; text: string }> {
+    const taken = this.#deps.tasks.pending(task.id, mode).slice(0, max);
+    for (const message of taken) {
+      this.#deps.tasks.markApplied(message.id);
+      const kind = mode === "steering" ? "user_steering_applied" : "user_follow_up_applied";
+      this.#emit(kind, { queue_id: message.id }, task);
+    }
+    return taken.map((m) => ({ id: m.id, text: m.text }));
+  }
+
+  #onAgentEvent(task: TaskRecord, event: LiveEvent): void {
+    if (event.type === "turn") {
+      this.#emit(
+        "message_delta",
+        { round: event.round, text: event.text, provider: event.provider, model: event.model },
+        task,
+      );
+    }
+    this.#live(task.id, event);
+  }
+
+  #setStatus(task: TaskRecord, status: TaskStatus): TaskRecord {
+    const next = this.#deps.tasks.transition(task.id, status);
+    this.#emit("task_state_changed", { status, previous: task.status, reason: null }, next);
+    this.#live(task.id, { type: "state", status, reason: null });
+    return next;
+  }
+
+  #finish(task: TaskRecord): void {
+    this.#writeReport(task);
+    this.#live(task.id, { type: "done", task });
+    const waiters = this.#waiters.get(task.id);
+    this.#waiters.delete(task.id);
+    for (const waiter of waiters ?? []) waiter(task);
+    this.#listeners.delete(task.id);
+    // Errors are kept only for callers already waiting or about to ask.
+    setTimeout(() => this.#errors.delete(task.id), 60_000).unref();
+  }
+
+  #writeReport(task: TaskRecord): TaskReport {
+    const { tasks, events, reportsDir } = this.#deps;
+    const subtasks = tasks
+      .list({ parentId: task.id, limit: 500 })
+      .items.filter((t) => FINAL_STATUSES.has(t.status))
+      .map((t) => readReport(reportsDir, t.id))
+      .filter((r): r is TaskReport => r !== null);
+    const pendingFollowUps = tasks.pending(task.id).map((m) => m.text);
+    const report = buildReport(task, events.list({ taskId: task.id, limit: 10_000 }), { pendingFollowUps, subtasks });
+    try {
+      writeReport(reportsDir, report);
+    } catch (error) {
+      this.#deps.logger.warn("the task report could not be written", {
+        task_id: task.id,
+        error: (error as Error).message,
+      });
+    }
+    return report;
+  }
+
+  #live(taskId: string, event: LiveEvent): void {
+    for (const listener of this.#listeners.get(taskId) ?? []) {
+      try {
+        listener(event);
+      } catch {
+        // a closed stream must not break the task
+      }
+    }
+  }
+
+  #emit<K extends EventKind>(kind: K, payload: EventPayload<K>, task: TaskRecord): void {
+    this.#deps.events.emit(kind, payload, { task_id: task.id, session_id: task.session_id });
+  }
+}
+
+function checkMessage(text: string): string {
+  const message = typeof text === "string" ? text.trim() : "";
+  if (!message) throw new AppError("invalid_request", "message is empty", { field: "message" });
+  if (message.length > MAX_MESSAGE_CHARS) {
+    throw new AppError("payload_too_large", `message is longer than ${MAX_MESSAGE_CHARS} characters`, {
+      field: "message",
+    });
+  }
+  return message;
+}
+
+function errorReason(error: unknown): string {
+  if (isAppError(error)) return error.message;
+  return `internal error: ${(error as Error).message ?? String(error)}`;
+}
+
+export function maxToolRounds(env: NodeJS.ProcessEnv): number {
+  const raw = env.ASSISTANT_MAX_TOOL_ROUNDS?.trim();
+  if (!raw) return DEFAULT_MAX_TOOL_ROUNDS;
+  const value = Number(raw);
+  return Number.isInteger(value) && value >= 1 && value <= 100 ? value : DEFAULT_MAX_TOOL_ROUNDS;
+}

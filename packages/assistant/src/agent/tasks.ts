@@ -1,0 +1,232 @@
+import { randomUUID } from "node:crypto";
+import { type Db, statement } from "../store/database.ts";
+import { DEFAULT_PAGE_LIMIT, decodeSeqCursor, encodeSeqCursor, type Page } from "../util/cursor.ts";
+import { AppError } from "../util/errors.ts";
+
+// Task records and their message queues in SQLite (DESIGN.md section 6). The store enforces the state machine:
+// queued -> running -> (waiting_approval <-> running) -> completed | failed | cancelled; final states are final.
+
+export const TASK_STATUSES = ["queued", "running", "waiting_approval", "completed", "failed", "cancelled"] as const;
+export type TaskStatus = (typeof TASK_STATUSES)[number];
+export const FINAL_STATUSES: ReadonlySet<TaskStatus> = new Set(["completed", "failed", "cancelled"]);
+export const DELIVERY_MODES = ["steering", "follow_up"] as const;
+export type DeliveryMode = (typeof DELIVERY_MODES)[number];
+/** Where a task came from. */
+export type TaskOrigin = "chat" | "api" | "slash" | "subagent" | "openai";
+
+export interface TaskRecord {
+  id: string;
+  session_id: string;
+  parent_id: string | null;
+  origin: TaskOrigin;
+  message: string;
+  task_type: string | null;
+  status: TaskStatus;
+  /** Why it failed or was cancelled (`interrupted` after a daemon crash). */
+  reason: string | null;
+  reply: string | null;
+  rounds: number;
+  /** The provider and model of the last answer. */
+  provider: string | null;
+  model: string | null;
+  input_tokens: number;
+  output_tokens: number;
+  cost_usd: number;
+  created_at: string;
+  updated_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+}
+
+export interface QueuedMessage {
+  id: string;
+  task_id: string;
+  mode: DeliveryMode;
+  text: string;
+  created_at: string;
+  applied_at: string | null;
+}
+
+const ALLOWED: Record<TaskStatus, readonly TaskStatus[]> = {
+  queued: ["running", "cancelled", "failed"],
+  running: ["waiting_approval", "completed", "failed", "cancelled"],
+  waiting_approval: ["running", "failed", "cancelled"],
+  completed: [],
+  failed: [],
+  cancelled: [],
+};
+
+const COLUMNS =
+  "id, session_id, parent_id, origin, message, task_type, status, reason, reply, rounds, provider, model, input_tokens, output_tokens, cost_usd, created_at, updated_at, started_at, finished_at";
+
+/** What a task's end (or a finished work unit) records besides its status. */
+export interface TaskOutcome {
+  reason?: string | null;
+  reply?: string | null;
+  rounds?: number;
+  provider?: string | null;
+  model?: string | null;
+  input_tokens?: number;
+  output_tokens?: number;
+  cost_usd?: number;
+}
+
+export class TaskStore {
+  readonly #db: Db;
+
+  constructor(db: Db) {
+    this.#db = db;
+  }
+
+  create(input: {
+    sessionId: string;
+    message: string;
+    taskType?: string;
+    origin: TaskOrigin;
+    parentId?: string;
+  }): TaskRecord {
+    const now = new Date().toISOString();
+    const task: TaskRecord = {
+      id: randomUUID(),
+      session_id: input.sessionId,
+      parent_id: input.parentId ?? null,
+      origin: input.origin,
+      message: input.message,
+      task_type: input.taskType ?? null,
+      status: "queued",
+      reason: null,
+      reply: null,
+      rounds: 0,
+      provider: null,
+      model: null,
+      input_tokens: 0,
+      output_tokens: 0,
+      cost_usd: 0,
+      created_at: now,
+      updated_at: now,
+      started_at: null,
+      finished_at: null,
+    };
+    statement(
+      this.#db,
+      `INSERT INTO tasks (${COLUMNS}) VALUES (@id, @session_id, @parent_id, @origin, @message, @task_type, @status, @reason, @reply, @rounds, @provider, @model, @input_tokens, @output_tokens, @cost_usd, @created_at, @updated_at, @started_at, @finished_at)`,
+    ).run(task);
+    return task;
+  }
+
+  find(id: string): TaskRecord | undefined {
+    return statement(this.#db, `SELECT ${COLUMNS} FROM tasks WHERE id = ?`).get(id) as TaskRecord | undefined;
+  }
+
+  get(id: string): TaskRecord {
+    const task = this.find(id);
+    if (!task) throw new AppError("not_found", `no task with id ${id}`, { task_id: id });
+    return task;
+  }
+
+  /** Newest first; optional status and session filters. */
+  list(
+    query: { status?: TaskStatus; sessionId?: string; parentId?: string; limit?: number; cursor?: string } = {},
+  ): Page<TaskRecord> {
+    const limit = query.limit ?? DEFAULT_PAGE_LIMIT;
+    const after = decodeSeqCursor(query.cursor);
+    const where: string[] = [];
+    const args: Array<string | number> = [];
+    if (query.status) {
+      where.push("status = ?");
+      args.push(query.status);
+    }
+    if (query.sessionId) {
+      where.push("session_id = ?");
+      args.push(query.sessionId);
+    }
+    if (query.parentId) {
+      where.push("parent_id = ?");
+      args.push(query.parentId);
+    }
+    if (after !== undefined) {
+      where.push("seq < ?");
+      args.push(after);
+    }
+    const rows = statement(
+      this.#db,
+      `SELECT seq, ${COLUMNS} FROM tasks ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY seq DESC LIMIT ?`,
+    ).all(...args, limit + 1) as Array<TaskRecord & { seq: number }>;
+    const more = rows.length > limit;
+    const page = rows.slice(0, limit);
+    return {
+      items: page.map(({ seq: _seq, ...task }) => task),
+      next_cursor: more ? encodeSeqCursor(page.at(-1)!.seq) : null,
+    };
+  }
+
+  /** Tasks in one of these states, oldest first (startup recovery, the scheduler of queued work). */
+  withStatus(...statuses: TaskStatus[]): TaskRecord[] {
+    const marks = statuses.map(() => "?").join(", ");
+    return statement(this.#db, `SELECT ${COLUMNS} FROM tasks WHERE status IN (${marks}) ORDER BY seq`).all(
+      ...statuses,
+    ) as TaskRecord[];
+  }
+
+  /** Moves a task to `next`; a move the state machine does not allow is a 409 naming both states. */
+  transition(id: string, next: TaskStatus, fields: TaskOutcome = {}): TaskRecord {
+    const task = this.get(id);
+    if (!ALLOWED[task.status].includes(next)) {
+      throw new AppError("conflict", `task ${id} is ${task.status} and cannot become ${next}`, {
+        task_id: id,
+        status: task.status,
+      });
+    }
+    const now = new Date().toISOString();
+    const defined = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
+    const updated: TaskRecord = {
+      ...task,
+      ...defined,
+      status: next,
+      updated_at: now,
+      started_at: task.started_at ?? (next === "running" ? now : null),
+      finished_at: FINAL_STATUSES.has(next) ? now : null,
+    };
+    statement(
+      this.#db,
+      "UPDATE tasks SET status = @status, reason = @reason, reply = @reply, rounds = @rounds, provider = @provider, model = @model, input_tokens = @input_tokens, output_tokens = @output_tokens, cost_usd = @cost_usd, updated_at = @updated_at, started_at = @started_at, finished_at = @finished_at WHERE id = @id",
+    ).run(updated);
+    return updated;
+  }
+
+  enqueue(taskId: string, mode: DeliveryMode, text: string): QueuedMessage {
+    const message: QueuedMessage = {
+      id: randomUUID(),
+      task_id: taskId,
+      mode,
+      text,
+      created_at: new Date().toISOString(),
+      applied_at: null,
+    };
+    statement(
+      this.#db,
+      "INSERT INTO task_queue (id, task_id, mode, text, created_at, applied_at) VALUES (@id, @task_id, @mode, @text, @created_at, @applied_at)",
+    ).run(message);
+    return message;
+  }
+
+  /** Messages not yet delivered, oldest first. */
+  pending(taskId: string, mode?: DeliveryMode): QueuedMessage[] {
+    return statement(
+      this.#db,
+      `SELECT id, task_id, mode, text, created_at, applied_at FROM task_queue WHERE task_id = ? AND applied_at IS NULL ${mode ? "AND mode = ?" : ""} ORDER BY seq`,
+    ).all(...(mode ? [taskId, mode] : [taskId])) as QueuedMessage[];
+  }
+
+  markApplied(id: string): void {
+    statement(this.#db, "UPDATE task_queue SET applied_at = ? WHERE id = ? AND applied_at IS NULL").run(
+      new Date().toISOString(),
+      id,
+    );
+  }
+
+  /** Drops every undelivered message of a task; returns how many. */
+  clearQueue(taskId: string): number {
+    return statement(this.#db, "DELETE FROM task_queue WHERE task_id = ? AND applied_at IS NULL").run(taskId).changes;
+  }
+}
