@@ -107,7 +107,6 @@ export async function runAgentUnit(deps: AgentLoopDeps, input: UnitInput): Promi
     }
     input.emit({ type: "turn", round, text, provider: provider ?? "", model: model ?? "" });
     const textCalls = native.length === 0 && deps.textTools.length > 0 ? parseTextToolCalls(text, deps.textTools) : [];
-    const steering = input.takeSteering();
     const wantsTools = native.length > 0 || textCalls.length > 0;
 
     if (wantsTools && round === deps.maxRounds) {
@@ -123,8 +122,15 @@ export async function runAgentUnit(deps: AgentLoopDeps, input: UnitInput): Promi
         costUsd,
       };
     }
-    if (!wantsTools && steering.length === 0) {
-      return { reply: text, rounds: round, calls, hitRoundLimit: false, provider, model, usage, costUsd };
+    if (!wantsTools) {
+      // Steering that arrived during this turn gets one more turn; otherwise the answer is final.
+      // At the last round it stays queued and runs as the next work unit.
+      const steering = round < deps.maxRounds ? input.takeSteering() : [];
+      if (steering.length === 0)
+        return { reply: text, rounds: round, calls, hitRoundLimit: false, provider, model, usage, costUsd };
+      prompt.push({ role: "assistant", content: [{ type: "text", text }] });
+      applySteering(input, prompt, steering);
+      continue;
     }
 
     if (native.length > 0) {
@@ -181,13 +187,18 @@ export async function runAgentUnit(deps: AgentLoopDeps, input: UnitInput): Promi
         prompt.push({ role: "user", content: [{ type: "text", text: parts.join("\n\n") }] });
       }
     }
-    for (const message of steering) {
-      input.emit({ type: "steering_applied", id: message.id, text: message.text });
-      prompt.push({ role: "user", content: [{ type: "text", text: `${STEERING_PREFIX}\n${message.text}` }] });
-    }
+    // Steering sent while the tools ran (an approval wait included) reaches the very next LLM request.
+    applySteering(input, prompt, input.takeSteering());
   }
   // maxRounds >= 1 always returns inside the loop; this is reached only with maxRounds 0.
   return { reply: "", rounds: 0, calls, hitRoundLimit: true, provider, model, usage, costUsd };
+}
+
+function applySteering(input: UnitInput, prompt: LanguageModelV4Prompt, steering: Array<{ id: string; text: string }>) {
+  for (const message of steering) {
+    input.emit({ type: "steering_applied", id: message.id, text: message.text });
+    prompt.push({ role: "user", content: [{ type: "text", text: `${STEERING_PREFIX}\n${message.text}` }] });
+  }
 }
 
 type ParsedArgs = { ok: true; value: unknown } | { ok: false; problem: string };
