@@ -23,6 +23,8 @@ export interface TaskReport {
   task_id: string;
   session_id: string;
   parent_id: string | null;
+  /** Absent in reports written before it was recorded. */
+  task_type?: string | null;
   status: TaskRecord["status"];
   reason: string | null;
   message: string;
@@ -48,6 +50,8 @@ interface CallInfo {
 }
 
 export const ROUND_LIMIT_REASON = "round_limit";
+/** Starts the line an orchestrator reply ends with when ASSISTANT_MAX_CONCURRENT_DELEGATIONS cut its plan. */
+export const DELEGATION_LIMIT_TAG = "[delegation limit]";
 
 export function buildReport(
   task: TaskRecord,
@@ -58,6 +62,7 @@ export function buildReport(
     task_id: task.id,
     session_id: task.session_id,
     parent_id: task.parent_id,
+    task_type: task.task_type,
     status: task.status,
     reason: task.reason,
     message: task.message,
@@ -118,11 +123,21 @@ export function buildReport(
       refs: [taskRef],
     });
   }
+  if (task.task_type === "orchestrator") {
+    for (const line of (task.reply ?? "").split("\n")) {
+      if (!line.startsWith(DELEGATION_LIMIT_TAG)) continue;
+      report.needs_review.push({ text: line.slice(DELEGATION_LIMIT_TAG.length).trim(), refs: [taskRef] });
+      report.next_steps.push({
+        text: "Ask for the remaining sub-tasks in a follow-up, or raise ASSISTANT_MAX_CONCURRENT_DELEGATIONS.",
+        refs: [taskRef],
+      });
+    }
+  }
   for (const text of extra.pendingFollowUps ?? []) {
     report.next_steps.push({ text: `Follow-up not delivered: ${firstLine(text)}`, refs: [taskRef] });
   }
   for (const sub of extra.subtasks ?? []) {
-    report.subtasks.push({ task_id: sub.task_id, task_type: null, status: sub.status });
+    report.subtasks.push({ task_id: sub.task_id, task_type: sub.task_type ?? null, status: sub.status });
     const tag = `[sub-task ${sub.task_id.slice(0, 8)}]`;
     const subRef: ReportRef = { kind: "task", id: sub.task_id };
     for (const key of ["done", "needs_review", "failed", "next_steps"] as const) {

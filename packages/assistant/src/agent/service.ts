@@ -1,11 +1,14 @@
 import { loadConfig } from "../config/configFiles.ts";
 import type { DataPaths } from "../config/paths.ts";
+import type { DaemonSelf } from "../doctor/types.ts";
 import type { EventLog } from "../events/eventLog.ts";
 import type { LlmServices } from "../llm/service.ts";
 import type { Logger } from "../log/logger.ts";
 import type { Db } from "../store/database.ts";
 import type { ToolServices } from "../tools/service.ts";
+import type { Vault } from "../vault/vault.ts";
 import { Conversation } from "./conversation.ts";
+import { createOrchestrator } from "./orchestrator.ts";
 import { systemPrompt } from "./prompt.ts";
 import type { SessionStore } from "./sessions.ts";
 import { runSlashCommand, type SlashContext } from "./slashCommands.ts";
@@ -32,9 +35,16 @@ export function createAgentServices(options: {
   logger: Logger;
   /** What /status says about the daemon. */
   status: () => string;
+  /** For /vault list (names only). */
+  vault: Pick<Vault, "list">;
+  /** The daemon's pid and port, for /doctor's port check. */
+  self?: () => DaemonSelf;
+  /** Given only to a supervised daemon: /restart calls it. */
+  restart?: () => void;
 }): AgentServices {
   const { paths, sessions, llm } = options;
-  const prompt = systemPrompt(loadConfig("agent_profile", paths));
+  const profile = loadConfig("agent_profile", paths);
+  const prompt = systemPrompt(profile);
   const agent = new TaskService({
     tasks: new TaskStore(options.db),
     sessions,
@@ -45,7 +55,17 @@ export function createAgentServices(options: {
     env: options.env,
     logger: options.logger,
     systemPrompt: () => prompt,
+    agentName: profile.name,
   });
+  agent.setOrchestrator(
+    createOrchestrator({
+      agent,
+      router: llm.router,
+      env: options.env,
+      logger: options.logger,
+      agentName: profile.name,
+    }),
+  );
   const slash = (sessionId: string): SlashContext => ({
     llm,
     paths,
@@ -53,6 +73,10 @@ export function createAgentServices(options: {
     sessionId,
     agent,
     status: options.status,
+    env: options.env,
+    vault: options.vault,
+    ...(options.self ? { self: options.self } : {}),
+    ...(options.restart ? { restart: options.restart } : {}),
   });
   const conversation = new Conversation({
     agent,

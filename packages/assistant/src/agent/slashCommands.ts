@@ -1,8 +1,14 @@
 import type { DataPaths } from "../config/paths.ts";
+import { adviceFor } from "../doctor/advice.ts";
+import { formatChecks } from "../doctor/format.ts";
+import { runChecks } from "../doctor/runChecks.ts";
+import type { DaemonSelf } from "../doctor/types.ts";
 import { formatEmbedded, formatMetrics, formatModels, formatRoutes } from "../llm/format.ts";
 import { listAllModels } from "../llm/models.ts";
 import { editableRouterFile, listRoutes, setRoute } from "../llm/routeEditor.ts";
 import type { LlmServices } from "../llm/service.ts";
+import { getEnvSetting, listEnvSettings, MASKED, setEnvSetting } from "../setup/envSettings.ts";
+import type { Vault } from "../vault/vault.ts";
 import type { SessionStore } from "./sessions.ts";
 import type { TaskService } from "./taskService.ts";
 
@@ -16,6 +22,14 @@ export interface SlashContext {
   sessionId: string;
   agent: TaskService;
   status: () => string;
+  /** The daemon's environment (env files applied), for /doctor. */
+  env: NodeJS.ProcessEnv;
+  /** Secret names for /vault list (never values). */
+  vault: Pick<Vault, "list">;
+  /** Who the daemon is, so the /doctor port check recognises it. */
+  self?: () => DaemonSelf;
+  /** Only under the supervisor (`assistant start`): stops the daemon so the supervisor starts it again at once. */
+  restart?: () => void;
 }
 
 /** The reply, and the session the chat continues in when the command switched it (/newsession). */
@@ -97,7 +111,104 @@ const COMMANDS: SlashCommand[] = [
       return "usage: /models, /models list, or /models set <CATEGORY> <PROVIDER> <MODEL>";
     },
   },
+  {
+    names: ["task"],
+    usage: '/task create "<message>"',
+    summary: "run a message as a background task in a new session (the chat is not blocked)",
+    run: (args, ctx) => {
+      const message = args.slice(1).join(" ").trim();
+      if (args[0] !== "create" || !message) return 'usage: /task create "<message>"';
+      const task = ctx.agent.submit({ message, origin: "slash" });
+      return [
+        `Task ${task.id} created (session ${task.session_id}).`,
+        `Watch it with \`assistant task watch ${task.id}\`; stop it with /cancel ${task.id}.`,
+      ].join("\n");
+    },
+  },
+  {
+    names: ["cancel", "stop"],
+    usage: "/cancel <TASK_ID>, /stop <TASK_ID>",
+    summary: "cancel a queued or running task",
+    run: (args, ctx) => {
+      if (args.length !== 1) return "usage: /cancel <TASK_ID> (or /stop <TASK_ID>)";
+      const task = ctx.agent.cancel(args[0]!, "cancelled from the chat");
+      return task.status === "cancelled"
+        ? `Task ${task.id} cancelled.`
+        : `Task ${task.id} is being cancelled (it was ${task.status}).`;
+    },
+  },
+  {
+    names: ["doctor"],
+    usage: "/doctor",
+    summary: "health checks of the data directory, config, port, database and embedded model",
+    run: async (_args, ctx) => formatChecks(await checks(ctx)),
+  },
+  {
+    names: ["advice"],
+    usage: "/advice",
+    summary: "the health checks with a to-do list of what to fix",
+    run: async (_args, ctx) => {
+      const results = await checks(ctx);
+      return [formatChecks(results), "", "Advice:", ...adviceFor(results).map((line) => `  - ${line}`)].join("\n");
+    },
+  },
+  {
+    names: ["config"],
+    usage: "/config list | get <KEY> | set <KEY> <value>",
+    summary: "variables of assistant.env and connectors.env (secrets live in the vault and are masked here)",
+    run: (args, ctx) => {
+      const [action, key, ...rest] = args;
+      if (action === "list" && args.length === 1) {
+        const variables = listEnvSettings(ctx.paths);
+        if (variables.length === 0) return "No variables set in assistant.env or connectors.env.";
+        return variables.map((v) => `${v.key}=${shown(v)}  (${v.source})`).join("\n");
+      }
+      if (action === "get" && key && rest.length === 0) {
+        const setting = getEnvSetting(ctx.paths, key);
+        return setting ? `${key}=${shown(setting)}` : `${key} is not set in assistant.env or connectors.env.`;
+      }
+      if (action === "set" && key && rest.length > 0) {
+        const { file } = setEnvSetting(ctx.paths, key, rest.join(" "));
+        const how = ctx.restart ? "/restart" : "`assistant stop` then `assistant start`";
+        return `Set ${key} in ${file}. A restart may be needed for the daemon to use it (${how}).`;
+      }
+      return "usage: /config list, /config get <KEY>, or /config set <KEY> <value>";
+    },
+  },
+  {
+    names: ["vault"],
+    usage: "/vault list",
+    summary: "names of the secrets in the vault (never their values)",
+    run: (args, ctx) => {
+      if (args.length !== 1 || args[0] !== "list") return "usage: /vault list";
+      const names = ctx.vault.list();
+      if (names.length === 0) return "The vault is empty (`assistant vault set <name>` adds a secret).";
+      return ["Secrets in the vault:", ...names.map((name) => `  ${name}`)].join("\n");
+    },
+  },
+  {
+    names: ["restart"],
+    usage: "/restart",
+    summary: "restart the daemon (only when it runs under `assistant start`)",
+    run: (_args, ctx) => {
+      if (!ctx.restart) {
+        return "/restart only works when the daemon runs under the supervisor (`assistant start`); this one does not: stop it and start it again.";
+      }
+      ctx.restart();
+      return "Restarting... the daemon is back in a few seconds; running tasks are cancelled, queued ones run after the restart.";
+    },
+  },
 ];
+
+/** The doctor's checks as the running daemon sees them (same service as `assistant doctor` and GET /api/doctor). */
+function checks(ctx: SlashContext) {
+  return runChecks(ctx.paths, ctx.env, ctx.self ? { self: ctx.self() } : {});
+}
+
+/** A /config value: masked when it looks like a secret (the chat may be read on other devices). */
+function shown(setting: { key: string; value: string; secret: boolean }): string {
+  return setting.secret || /_KEY$/i.test(setting.key) ? MASKED : setting.value;
+}
 
 function helpText(): string {
   const width = Math.max(...COMMANDS.map((c) => c.usage.length));

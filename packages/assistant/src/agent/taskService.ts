@@ -63,6 +63,8 @@ export interface TaskServiceDeps {
   logger: Pick<Logger, "warn" | "error" | "info">;
   /** The system prompt (agent_profile.json). */
   systemPrompt: () => string;
+  /** The main agent's name (agent_profile.json), for GET /api/agents. */
+  agentName?: string;
 }
 
 interface Running {
@@ -96,6 +98,10 @@ export class TaskService {
     return this.#deps.tasks;
   }
 
+  get agentName(): string {
+    return this.#deps.agentName ?? "Assistant";
+  }
+
   /** Daemon start: running tasks of a dead daemon fail as interrupted (with a report); queued ones run. */
   recover(): { interrupted: number; resumed: number } {
     const { tasks } = this.#deps;
@@ -115,24 +121,27 @@ export class TaskService {
     if (this.#closed) throw new AppError("conflict", "the daemon is stopping; try again after it restarts");
     const message = checkMessage(request.message);
     const { sessions, tasks } = this.#deps;
-    const session = request.sessionId ? sessions.get(request.sessionId) : sessions.create();
-    const task = tasks.create({
-      sessionId: session.id,
-      message,
-      origin: request.origin,
-      taskType: request.taskType ?? classifyMessage(message).category,
-      ...(request.parentId ? { parentId: request.parentId } : {}),
+    const task = tasks.atomically(() => {
+      const session = request.sessionId ? sessions.get(request.sessionId) : sessions.create();
+      const created = tasks.create({
+        sessionId: session.id,
+        message,
+        origin: request.origin,
+        taskType: request.taskType ?? classifyMessage(message).category,
+        ...(request.parentId ? { parentId: request.parentId } : {}),
+      });
+      this.#emit(
+        "task_created",
+        {
+          origin: created.origin,
+          task_type: created.task_type,
+          parent_id: created.parent_id,
+          message_preview: message.slice(0, 200),
+        },
+        created,
+      );
+      return created;
     });
-    this.#emit(
-      "task_created",
-      {
-        origin: task.origin,
-        task_type: task.task_type,
-        parent_id: task.parent_id,
-        message_preview: message.slice(0, 200),
-      },
-      task,
-    );
     this.#schedule(task);
     return task;
   }
@@ -252,7 +261,7 @@ export class TaskService {
         status: task.status,
       });
     }
-    return readReport(this.#deps.reportsDir, task.id) ?? this.#writeReport(task);
+    return readReport(this.#deps.reportsDir, task.id) ?? this.#buildReport(task);
   }
 
   /** Daemon stop: running tasks are cancelled (they are not failed as interrupted: the stop was clean). */
@@ -298,6 +307,7 @@ export class TaskService {
     };
     let reply = "";
     let limitHit = false;
+    let usedTools = false;
     try {
       let message: string | null = task.message;
       while (message !== null) {
@@ -310,24 +320,34 @@ export class TaskService {
         outcome.model = unit.model ?? outcome.model;
         reply = unit.reply;
         limitHit ||= unit.hitRoundLimit;
-        sessions.append(task.session_id, {
-          role: "assistant",
+        usedTools ||= unit.calls.length > 0 || unit.rounds > 1;
+        const answer = {
+          role: "assistant" as const,
           content: reply,
           task_type: taskType,
           ...(unit.provider ? { provider: unit.provider } : {}),
           ...(unit.model ? { model: unit.model } : {}),
+        };
+        // The answer, the next unit's message and (at the end) the final state commit together.
+        const step = tasks.atomically(() => {
+          sessions.append(task.session_id, answer);
+          const next = this.#nextUnitMessage(task);
+          if (next !== null) return { next, done: null };
+          const previous = tasks.get(taskId).status;
+          const ended = tasks.transition(taskId, "completed", {
+            ...outcome,
+            reply,
+            reason: limitHit ? ROUND_LIMIT_REASON : null,
+          });
+          this.#emit("task_state_changed", { status: "completed", previous, reason: ended.reason }, ended);
+          return { next: null, done: ended };
         });
-        message = this.#nextUnitMessage(task);
+        message = step.next;
+        if (step.done) task = step.done;
       }
-      task = tasks.get(taskId);
-      const done = tasks.transition(taskId, "completed", {
-        ...outcome,
-        reply,
-        reason: limitHit ? ROUND_LIMIT_REASON : null,
-      });
-      this.#emit("task_state_changed", { status: "completed", previous: task.status, reason: done.reason }, done);
+      const done = task;
       this.#live(taskId, { type: "state", status: "completed", reason: done.reason });
-      this.#finish(done);
+      this.#finish(done, usedTools);
     } catch (error) {
       task = tasks.get(taskId);
       const cancelled = signal.aborted;
@@ -437,14 +457,19 @@ export class TaskService {
   }
 
   #setStatus(task: TaskRecord, status: TaskStatus): TaskRecord {
-    const next = this.#deps.tasks.transition(task.id, status);
-    this.#emit("task_state_changed", { status, previous: task.status, reason: null }, next);
+    const next = this.#deps.tasks.atomically(() => {
+      const moved = this.#deps.tasks.transition(task.id, status);
+      this.#emit("task_state_changed", { status, previous: task.status, reason: null }, moved);
+      return moved;
+    });
     this.#live(task.id, { type: "state", status, reason: null });
     return next;
   }
 
-  #finish(task: TaskRecord): void {
-    this.#writeReport(task);
+  /** Ends a task: report, live `done`, waiters. A plain answered chat turn (no tools) gets no report file. */
+  #finish(task: TaskRecord, usedTools = true): void {
+    const plainChat = task.origin === "chat" && task.status === "completed" && task.reason === null && !usedTools;
+    if (!plainChat) this.#writeReport(task);
     this.#live(task.id, { type: "done", task });
     const waiters = this.#waiters.get(task.id);
     this.#waiters.delete(task.id);
@@ -454,7 +479,7 @@ export class TaskService {
     setTimeout(() => this.#errors.delete(task.id), 60_000).unref();
   }
 
-  #writeReport(task: TaskRecord): TaskReport {
+  #buildReport(task: TaskRecord): TaskReport {
     const { tasks, events, reportsDir } = this.#deps;
     const subtasks = tasks
       .list({ parentId: task.id, limit: 500 })
@@ -462,9 +487,14 @@ export class TaskService {
       .map((t) => readReport(reportsDir, t.id))
       .filter((r): r is TaskReport => r !== null);
     const pendingFollowUps = tasks.pending(task.id).map((m) => m.text);
-    const report = buildReport(task, events.list({ taskId: task.id, limit: 10_000 }), { pendingFollowUps, subtasks });
+    return buildReport(task, events.list({ taskId: task.id, limit: 10_000 }), { pendingFollowUps, subtasks });
+  }
+
+  /** Writes reports/<id>.json and .md; the report can always be rebuilt from the stored events. */
+  #writeReport(task: TaskRecord): TaskReport {
+    const report = this.#buildReport(task);
     try {
-      writeReport(reportsDir, report);
+      writeReport(this.#deps.reportsDir, report);
     } catch (error) {
       this.#deps.logger.warn("the task report could not be written", {
         task_id: task.id,

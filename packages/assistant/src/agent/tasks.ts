@@ -78,6 +78,11 @@ export class TaskStore {
     this.#db = db;
   }
 
+  /** Runs `fn` in one SQLite transaction: the writes of one step of a task commit together (and fast). */
+  atomically<T>(fn: () => T): T {
+    return this.#db.transaction(fn)();
+  }
+
   create(input: {
     sessionId: string;
     message: string;

@@ -4,7 +4,9 @@ import { type CliContext, output } from "./context.ts";
 
 // `assistant chat`: talk to the running daemon. With a message it answers once (streamed, or whole with --json);
 // without one it is an interactive session that keeps its session id across turns. Lines starting with "/" are
-// slash commands, answered by the daemon without the model.
+// slash commands, answered by the daemon without the model. Tool calls and results are shown as dim lines; when a
+// call needs approval, the interactive session asks `Approve <tool>? [y/N]` (the next input line answers, also
+// when stdin is piped) and a one-shot question prints the command that approves it.
 
 interface ChatOptions {
   session?: string;
@@ -50,25 +52,99 @@ async function oneShot(ctx: CliContext, client: Client, message: string, opts: C
   await streamReply(ctx, client, body);
 }
 
+/** Asks one question and resolves with the answer line, or undefined when the input ended. */
+export type Ask = (question: string) => Promise<string | undefined>;
+
+/** Dim text on a terminal (unless NO_COLOR), plain text otherwise. */
+function dim(ctx: CliContext, text: string): string {
+  const tty = (ctx.stdout as { isTTY?: boolean }).isTTY === true;
+  return tty && !ctx.env.NO_COLOR ? `\x1b[2m${text}\x1b[22m` : text;
+}
+
+function short(text: string, max = 80): string {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length > max ? `${line.slice(0, max)}...` : line;
+}
+
+/** `y` / `yes` (any case) approves; anything else, an empty line or the end of input, denies. */
+export function isYes(answer: string | undefined): boolean {
+  return /^\s*y(es)?\s*$/i.test(answer ?? "");
+}
+
+/**
+ * A tool call waiting for approval: with `ask`, asks `Approve <tool>? [y/N]` and approves or denies the queue
+ * item; without, prints the commands that do it. Returns what was done.
+ */
+export async function handleApproval(
+  ctx: CliContext,
+  client: Pick<Client, "request">,
+  data: Record<string, unknown>,
+  ask: Ask | undefined,
+): Promise<"approved" | "denied" | "shown" | "failed"> {
+  const itemId = String(data.queue_item_id);
+  const tool = String(data.tool);
+  ctx.stdout.write(`approval needed: ${tool} (rule: ${String(data.rule)}, queue item ${itemId})\n`);
+  if (!ask) {
+    ctx.stdout.write(
+      `approve it with \`assistant permissions queue approve ${itemId}\` or deny it with \`assistant permissions queue deny ${itemId}\`\n`,
+    );
+    return "shown";
+  }
+  const action = isYes(await ask(`Approve ${tool}? [y/N] `)) ? "approve" : "deny";
+  const { withDaemon } = await import("./daemonClient.ts");
+  try {
+    await withDaemon(`item ${itemId} cannot be changed`, () =>
+      client.request("POST", `/api/permissions/queue/${encodeURIComponent(itemId)}/${action}`, {}),
+    );
+  } catch (error) {
+    ctx.stderr.write(`error: ${(error as Error).message}\n`); // expired or resolved elsewhere: the chat goes on
+    return "failed";
+  }
+  const done = action === "approve" ? "approved" : "denied";
+  ctx.stdout.write(`${done} ${tool}\n`);
+  return done;
+}
+
 /** Streams one reply to stdout; returns the session id the conversation continues in. */
 async function streamReply(
   ctx: CliContext,
   client: Client,
   body: { message: string; session_id?: string; task_type?: string },
   signal?: AbortSignal,
+  ask?: Ask,
 ): Promise<string | undefined> {
   const { withDaemon } = await import("./daemonClient.ts");
   let sessionId = body.session_id;
   let printed = false;
+  let midLine = false; // tokens were written without a newline yet
+  const line = (text: string) => {
+    ctx.stdout.write(`${midLine ? "\n" : ""}${text}\n`);
+    midLine = false;
+  };
   await withDaemon("there is nobody to chat with", async () => {
     for await (const { event, data } of client.streamMessage(body, signal)) {
       if (event === "start") sessionId = String(data.session_id);
       else if (event === "token") {
-        ctx.stdout.write(String(data.delta));
+        const delta = String(data.delta);
+        ctx.stdout.write(delta);
         printed = true;
+        if (delta) midLine = !delta.endsWith("\n");
+      } else if (event === "tool_call") {
+        const args = data.arguments === null ? "(invalid arguments)" : JSON.stringify(data.arguments ?? {});
+        line(dim(ctx, `  tool_call ${String(data.name)} ${short(args)}`));
+      } else if (event === "tool_result") {
+        const first =
+          String(data.output ?? "")
+            .split("\n")
+            .find((l) => l.trim()) ?? "";
+        line(dim(ctx, `  tool_result ${String(data.name)} ${String(data.status)}${first ? `: ${short(first)}` : ""}`));
+      } else if (event === "approval_requested") {
+        if (midLine) line("");
+        await handleApproval(ctx, client, data, ask);
       } else if (event === "reset") {
         ctx.stdout.write(`\n[the answer was cut off (${String(data.reason)}); trying again]\n`);
       } else if (event === "done") {
+        midLine = false;
         sessionId = String(data.session_id);
         if (data.command === true) ctx.stdout.write(String(data.reply));
         ctx.stdout.write("\n");
@@ -100,6 +176,16 @@ async function interactive(ctx: CliContext, client: Client, opts: ChatOptions): 
     else rl.close();
   });
   const lines = rl[Symbol.asyncIterator]();
+  // An approval question is answered by the next input line, read from the same stream as the messages.
+  const ask: Ask = async (question) => {
+    if (tty) {
+      rl.setPrompt(question);
+      rl.prompt();
+    } else ctx.stdout.write(question);
+    const answer = await lines.next();
+    if (!tty) ctx.stdout.write("\n");
+    return answer.done ? undefined : answer.value;
+  };
   try {
     for (;;) {
       if (tty) {
@@ -122,6 +208,7 @@ async function interactive(ctx: CliContext, client: Client, opts: ChatOptions): 
             ...(opts.taskType ? { task_type: opts.taskType } : {}),
           },
           current.signal,
+          ask,
         );
       } catch (error) {
         if (current.signal.aborted) ctx.stdout.write("\n[stopped]\n");

@@ -20,7 +20,7 @@ import { createToolServices } from "../tools/service.ts";
 import { AppError, ConfigError } from "../util/errors.ts";
 import { openVault } from "../vault/vault.ts";
 import { VERSION } from "../version.ts";
-import { EXIT_CONFIG, EXIT_CRASH, EXIT_OK } from "./exitCodes.ts";
+import { EXIT_CONFIG, EXIT_CRASH, EXIT_OK, EXIT_RESTART } from "./exitCodes.ts";
 
 const SHUTDOWN_DEADLINE_MS = 10_000;
 
@@ -31,6 +31,8 @@ export interface RunningDaemon {
   services: Services;
   url: string;
   stop(reason: string): Promise<void>;
+  /** Resolves when /restart asked the supervised daemon to restart (never when not supervised). */
+  restartRequested: Promise<void>;
 }
 
 /**
@@ -101,6 +103,8 @@ export async function startDaemon(env: NodeJS.ProcessEnv = process.env): Promise
   }
   const tools = createToolServices({ paths, env, vault, approvals, events, logger });
   const startedAt = new Date();
+  let requestRestart = () => {};
+  const restartRequested = new Promise<void>((resolve) => (requestRestart = resolve));
   let agentServices: ReturnType<typeof createAgentServices>;
   try {
     agentServices = createAgentServices({
@@ -112,6 +116,10 @@ export async function startDaemon(env: NodeJS.ProcessEnv = process.env): Promise
       paths,
       env,
       logger,
+      vault,
+      self: () => ({ pid: process.pid, port: boundPort }),
+      // The reply goes out first: the stop begins a moment later and lets in-flight requests finish.
+      ...(supervised ? { restart: () => setTimeout(requestRestart, 200) } : {}),
       status: () =>
         `assistant ${VERSION}, pid ${process.pid}, up ${Math.round((Date.now() - startedAt.getTime()) / 1000)} s, ` +
         `listening on ${settings.bind}:${boundPort}, data in ${paths.dataDir}, embedded model ${llm.embedded.state().status}`,
@@ -200,7 +208,7 @@ export async function startDaemon(env: NodeJS.ProcessEnv = process.env): Promise
     })();
     return stopping;
   };
-  return { services, url, stop };
+  return { services, url, stop, restartRequested };
 }
 
 /** `assistant-daemon` / `assistant start --foreground`: runs until a signal, then shuts down gracefully. */
@@ -214,22 +222,25 @@ export async function runDaemonForeground(env: NodeJS.ProcessEnv = process.env):
     return restartable ? EXIT_CRASH : EXIT_CONFIG;
   }
   return await new Promise<number>((resolve) => {
-    const onSignal = (signal: NodeJS.Signals) => {
+    const shutdown = (reason: string, code: number) => {
       const deadline = setTimeout(() => {
         daemon.services.logger.error("graceful shutdown took too long; exiting");
         resolve(EXIT_CRASH);
       }, SHUTDOWN_DEADLINE_MS);
       deadline.unref();
-      daemon.stop(signal).then(
-        () => resolve(EXIT_OK),
+      daemon.stop(reason).then(
+        () => resolve(code),
         (error: Error) => {
           daemon.services.logger.error("shutdown failed", { error: error.message });
           resolve(EXIT_CRASH);
         },
       );
     };
+    const onSignal = (signal: NodeJS.Signals) => shutdown(signal, EXIT_OK);
     process.once("SIGTERM", onSignal);
     process.once("SIGINT", onSignal);
     process.once("SIGHUP", onSignal);
+    // Under the supervisor, /restart: stop cleanly, and the exit code tells the supervisor to start it again.
+    void daemon.restartRequested.then(() => shutdown("restart requested", EXIT_RESTART));
   });
 }

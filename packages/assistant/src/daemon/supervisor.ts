@@ -7,10 +7,11 @@ import { type DataPaths, dataPaths, resolveDataDir } from "../config/paths.ts";
 import { createLogger, type Logger, parseLogLevel } from "../log/logger.ts";
 import { readDaemonInfo, removeDaemonInfo } from "../runtime/daemonInfo.ts";
 import { redact } from "../util/redact.ts";
-import { EXIT_CONFIG, EXIT_CRASH, EXIT_OK } from "./exitCodes.ts";
+import { EXIT_CONFIG, EXIT_CRASH, EXIT_OK, EXIT_RESTART } from "./exitCodes.ts";
 
 // The background supervisor behind `assistant start`: runs `assistant-daemon` as its child and restarts it after
-// a crash with exponential backoff, until the crashes come too often to be worth retrying.
+// a crash with exponential backoff, until the crashes come too often to be worth retrying. A daemon that exits
+// with EXIT_RESTART asked for it (`/restart`): it is started again at once and that does not count as a crash.
 
 /**
  * Where another bin of this package starts, in the form this code runs as: the esbuild bundle (dist/, chunks in
@@ -179,6 +180,11 @@ export async function runSupervisor(
     if (stopping) return finish(paths, logger, "supervisor stopped", EXIT_OK);
     if (exit.code === EXIT_OK)
       return finish(paths, logger, "the daemon stopped on its own; supervisor stops too", EXIT_OK);
+    if (exit.code === EXIT_RESTART && exit.up) {
+      logger.info("the daemon asked to be restarted; starting it again");
+      save({ state: "starting", restarts: state.restarts + 1, last_exit: lastExit });
+      continue;
+    }
     if (exit.code === EXIT_CONFIG || (launch === 1 && !exit.up)) {
       // A start that fails before the daemon was ever up (or that the daemon itself calls unfixable) is reported
       // to the user by `assistant start` at once instead of being retried in the background.

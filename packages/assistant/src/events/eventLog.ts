@@ -1,4 +1,4 @@
-import type { Db } from "../store/database.ts";
+import { type Db, statement } from "../store/database.ts";
 import { redactValue } from "../util/redact.ts";
 import { EVENT_KINDS, type EventKind, type EventPayload, type StoredEvent } from "./registry.ts";
 
@@ -73,14 +73,15 @@ export class EventLog {
       where.push("task_id = ?");
       args.push(query.taskId);
     }
-    const rows = this.#db
-      .prepare(`SELECT * FROM events WHERE ${where.join(" AND ")} ORDER BY seq LIMIT ?`)
-      .all(...args, query.limit) as Row[];
+    const rows = statement(this.#db, `SELECT * FROM events WHERE ${where.join(" AND ")} ORDER BY seq LIMIT ?`).all(
+      ...args,
+      query.limit,
+    ) as Row[];
     return rows.map(toEvent);
   }
 
   latestSeq(): number {
-    const row = this.#db.prepare("SELECT MAX(seq) AS seq FROM events").get() as { seq: number | null };
+    const row = statement(this.#db, "SELECT MAX(seq) AS seq FROM events").get() as { seq: number | null };
     return row.seq ?? 0;
   }
 

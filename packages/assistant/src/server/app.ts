@@ -6,11 +6,13 @@ import { createBrowserGuard } from "./browserGuard.ts";
 import { errorBody, installErrorHandlers } from "./errors.ts";
 import { registerRoutes } from "./registerRoutes.ts";
 import type { RouteSpec } from "./route.ts";
+import { agentRoutes } from "./routes/agents.ts";
 import { authRoutes } from "./routes/auth.ts";
 import { budgetRoutes } from "./routes/budget.ts";
 import { doctorRoutes } from "./routes/doctor.ts";
 import { eventRoutes } from "./routes/events.ts";
 import { messageRoutes } from "./routes/message.ts";
+import { openaiRoutes } from "./routes/openai.ts";
 import { permissionRoutes } from "./routes/permissions.ts";
 import { routerRoutes } from "./routes/router.ts";
 import { systemRoutes } from "./routes/system.ts";
@@ -32,8 +34,10 @@ export function allRoutes(services: Services): RouteSpec[] {
     ...budgetRoutes(services),
     ...messageRoutes(services),
     ...taskRoutes(services),
+    ...agentRoutes(services),
     ...permissionRoutes(services),
     ...toolRoutes(services),
+    ...openaiRoutes(services),
   );
   return routes;
 }

@@ -1,0 +1,296 @@
+import type { AssistantClient } from "@assistant/client";
+import type { Command } from "commander";
+import type { TaskReport } from "../agent/reports.ts";
+import type { QueuedMessage, TaskRecord } from "../agent/tasks.ts";
+import type { StoredEvent } from "../events/registry.ts";
+import { AppError } from "../util/errors.ts";
+import { type CliContext, output } from "./context.ts";
+
+// `assistant task ...`: tasks live in the running daemon, so every command talks to it (SPEC.md "Command-line
+// interface", Tasks row). `watch` follows a task by polling its stored events until it ends.
+
+const STATUSES = ["queued", "running", "waiting_approval", "completed", "failed", "cancelled"];
+const FINAL = new Set(["completed", "failed", "cancelled"]);
+const DEFAULT_INTERVAL_MS = 500;
+const EVENTS_PAGE = 1000;
+
+interface EventsPage {
+  task_id: string;
+  status: string;
+  items: StoredEvent[];
+}
+
+interface TaskQueue {
+  task_id: string;
+  steering: QueuedMessage[];
+  follow_up: QueuedMessage[];
+}
+
+async function client(ctx: CliContext, what: string): Promise<AssistantClient> {
+  const { connectDaemon } = await import("./daemonClient.ts");
+  return await connectDaemon(ctx, what);
+}
+
+async function call<T>(
+  ctx: CliContext,
+  what: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  daemon?: AssistantClient,
+): Promise<T> {
+  const { withDaemon } = await import("./daemonClient.ts");
+  const connected = daemon ?? (await client(ctx, what));
+  return await withDaemon(what, () => connected.request<T>(method, path, body));
+}
+
+const id = (value: string) => encodeURIComponent(value);
+
+function intOption(name: string, raw: string | undefined, min: number, max: number, fallback: number): number {
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw.trim()) || !Number.isInteger(value) || value < min || value > max) {
+    throw new AppError("invalid_request", `${name} must be a whole number from ${min} to ${max} (got "${raw}")`);
+  }
+  return value;
+}
+
+export function registerTaskCommands(program: Command, ctx: CliContext): void {
+  const task = program
+    .command("task")
+    .description("background tasks: list, inspect, watch, cancel, report, message queue (daemon must be up)");
+
+  task
+    .command("list")
+    .description("tasks, newest first")
+    .option("--status <status>", `only tasks in this state (${STATUSES.join(", ")})`)
+    .option("--limit <n>", "at most this many tasks (1-500, default 50)")
+    .option("--json", "machine-readable output")
+    .action(async (opts: { status?: string; limit?: string; json?: boolean }) => {
+      if (opts.status !== undefined && !STATUSES.includes(opts.status)) {
+        throw new AppError("invalid_request", `--status must be one of ${STATUSES.join(", ")} (got "${opts.status}")`);
+      }
+      const limit = intOption("--limit", opts.limit, 1, 500, 50);
+      const query = new URLSearchParams({ limit: String(limit), ...(opts.status ? { status: opts.status } : {}) });
+      const page = await call<{ items: TaskRecord[]; next_cursor: string | null }>(
+        ctx,
+        "the tasks cannot be listed",
+        "GET",
+        `/api/tasks?${query}`,
+      );
+      output(ctx, opts.json, page.items, () => formatList(page.items, opts.status));
+    });
+
+  task
+    .command("show")
+    .description("one task: status, times, usage, reply")
+    .argument("<task_id>", "task id (`assistant task list`)")
+    .option("--json", "machine-readable output")
+    .action(async (taskId: string, opts: { json?: boolean }) => {
+      const record = await call<TaskRecord>(ctx, `task ${taskId} cannot be shown`, "GET", `/api/tasks/${id(taskId)}`);
+      output(ctx, opts.json, record, () => formatTask(record));
+    });
+
+  task
+    .command("events")
+    .description("the task's stored events, oldest first")
+    .argument("<task_id>", "task id")
+    .option("--limit <n>", "at most this many events (1-1000, default 200)")
+    .option("--json", "machine-readable output")
+    .action(async (taskId: string, opts: { limit?: string; json?: boolean }) => {
+      const limit = intOption("--limit", opts.limit, 1, 1000, 200);
+      const page = await call<EventsPage>(
+        ctx,
+        `the events of task ${taskId} cannot be listed`,
+        "GET",
+        `/api/tasks/${id(taskId)}/events?limit=${limit}`,
+      );
+      output(ctx, opts.json, page, () =>
+        page.items.length === 0
+          ? `no events for task ${page.task_id} (${page.status})`
+          : page.items.map(formatEvent).join("\n"),
+      );
+    });
+
+  task
+    .command("watch")
+    .description("follow a task live until it ends; exits 0 when it completed, 1 when it failed or was cancelled")
+    .argument("<task_id>", "task id")
+    .option("--interval-ms <n>", `polling interval (50-60000, default ${DEFAULT_INTERVAL_MS})`)
+    .action(async (taskId: string, opts: { intervalMs?: string }) => {
+      const interval = intOption("--interval-ms", opts.intervalMs, 50, 60_000, DEFAULT_INTERVAL_MS);
+      await watch(ctx, taskId, interval);
+    });
+
+  task
+    .command("cancel")
+    .description("cancel a queued or running task")
+    .argument("<task_id>", "task id")
+    .option("--json", "machine-readable output")
+    .action(async (taskId: string, opts: { json?: boolean }) => {
+      const record = await call<TaskRecord>(
+        ctx,
+        `task ${taskId} cannot be cancelled`,
+        "POST",
+        `/api/tasks/${id(taskId)}/cancel`,
+      );
+      output(ctx, opts.json, record, () =>
+        record.status === "cancelled"
+          ? `${record.id} cancelled`
+          : `${record.id} is being cancelled (it was ${record.status})`,
+      );
+    });
+
+  task
+    .command("report")
+    .description("the operator report of a finished task: done, needs review, failed, next steps")
+    .argument("<task_id>", "task id")
+    .option("--json", "machine-readable output")
+    .action(async (taskId: string, opts: { json?: boolean }) => {
+      const report = await call<TaskReport>(
+        ctx,
+        `the report of task ${taskId} is not available`,
+        "GET",
+        `/api/tasks/${id(taskId)}/report`,
+      );
+      const { reportMarkdown } = await import("../agent/reports.ts");
+      output(ctx, opts.json, report, () => reportMarkdown(report).trimEnd());
+    });
+
+  const queue = task.command("queue").description("steering and follow-up messages not yet delivered to a task");
+  queue
+    .command("list")
+    .description("the undelivered messages of a task")
+    .argument("<task_id>", "task id")
+    .option("--json", "machine-readable output")
+    .action(async (taskId: string, opts: { json?: boolean }) => {
+      const result = await call<TaskQueue>(
+        ctx,
+        `the queue of task ${taskId} cannot be listed`,
+        "GET",
+        `/api/tasks/${id(taskId)}/queue`,
+      );
+      output(ctx, opts.json, result, () => formatQueue(result));
+    });
+  queue
+    .command("clear")
+    .description("drop every undelivered message of a task")
+    .argument("<task_id>", "task id")
+    .option("--json", "machine-readable output")
+    .action(async (taskId: string, opts: { json?: boolean }) => {
+      const result = await call<{ task_id: string; cleared: number }>(
+        ctx,
+        `the queue of task ${taskId} cannot be cleared`,
+        "DELETE",
+        `/api/tasks/${id(taskId)}/queue`,
+      );
+      output(ctx, opts.json, result, () => `cleared ${result.cleared} queued message(s) of task ${result.task_id}`);
+    });
+}
+
+/** Polls the task's events until it is final; prints each new event, then the status and the reply. */
+async function watch(ctx: CliContext, taskId: string, intervalMs: number): Promise<void> {
+  const what = `task ${taskId} cannot be watched`;
+  const daemon = await client(ctx, what);
+  const first = await call<TaskRecord>(ctx, what, "GET", `/api/tasks/${id(taskId)}`, undefined, daemon);
+  ctx.stdout.write(`watching task ${first.id} (${first.status}): ${preview(first.message)}\n`);
+  let after = 0;
+  for (;;) {
+    let page: EventsPage;
+    do {
+      page = await call<EventsPage>(
+        ctx,
+        what,
+        "GET",
+        `/api/tasks/${id(taskId)}/events?limit=${EVENTS_PAGE}&after=${after}`,
+        undefined,
+        daemon,
+      );
+      for (const event of page.items) {
+        ctx.stdout.write(`${formatEvent(event)}\n`);
+        after = Math.max(after, Number(event.id));
+      }
+    } while (page.items.length === EVENTS_PAGE);
+    // The route reads the status before the events, so a final status means every event is already printed.
+    if (FINAL.has(page.status)) break;
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+  const done = await call<TaskRecord>(ctx, what, "GET", `/api/tasks/${id(taskId)}`, undefined, daemon);
+  ctx.stdout.write(`task ${done.id} ${done.status}${done.reason ? ` (${done.reason})` : ""}\n`);
+  if (done.reply) ctx.stdout.write(`${done.reply}\n`);
+  if (done.status !== "completed") {
+    throw new AppError("internal", `task ${done.id} ${done.status}${done.reason ? `: ${done.reason}` : ""}`);
+  }
+}
+
+function preview(text: string, max = 100): string {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length > max ? `${line.slice(0, max)}...` : line;
+}
+
+function clock(ts: string): string {
+  const date = new Date(ts);
+  return Number.isNaN(date.getTime()) ? ts : date.toTimeString().slice(0, 8);
+}
+
+/** One readable line per stored event (`12:00:01 running`, `12:00:02 tool_call read_file {...}`). */
+export function formatEvent(event: StoredEvent): string {
+  const d = event.data as Record<string, unknown>;
+  const s = (key: string) => String(d[key] ?? "");
+  let text: string;
+  switch (event.kind) {
+    case "task_created":
+      text = `created (${s("origin")}${d.task_type ? `, ${s("task_type")}` : ""}): ${preview(s("message_preview"))}`;
+      break;
+    case "task_state_changed":
+      text = `${s("status")}${d.reason ? ` (${s("reason")})` : ""}`;
+      break;
+    case "tool_call_requested":
+      text = `tool_call ${s("tool")} ${preview(s("arguments_summary"))}`;
+      break;
+    case "tool_call_completed":
+      text = `tool_call_completed ${s("tool")} ${s("status")}${d.rule ? ` (${s("rule")})` : ""}`;
+      break;
+    case "approval_requested":
+      text = `approval_requested ${s("tool")} (queue item ${s("id")})`;
+      break;
+    case "approval_resolved":
+      text = `approval_resolved ${s("tool")} ${s("status")} (queue item ${s("id")})`;
+      break;
+    case "message_delta":
+      text = `message_delta round ${s("round")}: ${preview(s("text")) || "(no text)"}`;
+      break;
+    case "user_steering_queued":
+    case "user_follow_up_queued":
+      text = `${event.kind} ${preview(s("text_preview"))}`;
+      break;
+    default:
+      text = `${event.kind} ${preview(JSON.stringify(d))}`;
+  }
+  return `${clock(event.ts)} ${text}`;
+}
+
+function formatList(items: TaskRecord[], status: string | undefined): string {
+  if (items.length === 0) return status ? `no ${status} tasks` : "no tasks";
+  return items.map((t) => `${t.id}  ${t.status.padEnd(16)}  ${t.created_at}  ${preview(t.message, 60)}`).join("\n");
+}
+
+function formatTask(t: TaskRecord): string {
+  const lines = [
+    `task      ${t.id}`,
+    `status    ${t.status}${t.reason ? ` (${t.reason})` : ""}`,
+    `session   ${t.session_id}${t.parent_id ? ` (subtask of ${t.parent_id})` : ""}`,
+    `origin    ${t.origin}${t.task_type ? `, ${t.task_type}` : ""}`,
+    `created   ${t.created_at}${t.finished_at ? `; finished ${t.finished_at}` : ""}`,
+    `model     ${t.provider ? `${t.provider}/${t.model}` : "-"}; ${t.rounds} round(s), ${t.input_tokens} in / ${t.output_tokens} out tokens`,
+    `message   ${preview(t.message, 200)}`,
+  ];
+  if (t.reply) lines.push("", t.reply);
+  return lines.join("\n");
+}
+
+function formatQueue(queue: TaskQueue): string {
+  const all = [...queue.steering, ...queue.follow_up];
+  if (all.length === 0) return `no queued messages for task ${queue.task_id}`;
+  return all.map((m) => `${m.id}  ${m.mode.padEnd(9)}  ${m.created_at}  ${preview(m.text)}`).join("\n");
+}
