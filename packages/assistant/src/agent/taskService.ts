@@ -30,6 +30,7 @@ import { primaryParameter } from "./textToolCalls.ts";
 
 export const MAX_MESSAGE_CHARS = 100_000;
 export const DEFAULT_MAX_TOOL_ROUNDS = 10;
+const MAX_KEPT_ERRORS = 200;
 
 export type LiveEvent =
   | AgentEvent
@@ -78,7 +79,7 @@ export class TaskService {
   readonly #listeners = new Map<string, Set<(event: LiveEvent) => void>>();
   readonly #waiters = new Map<string, Set<(task: TaskRecord) => void>>();
   readonly #chains = new Map<string, Promise<void>>();
-  /** The error a failed task ended with, for callers waiting on it (kept briefly). */
+  /** The error a failed task ended with, for callers waiting on it (the most recent MAX_KEPT_ERRORS). */
   readonly #errors = new Map<string, AppError>();
   readonly #maxRounds: number;
   #orchestrate: UnitRunner | null = null;
@@ -353,7 +354,11 @@ export class TaskService {
       const cancelled = signal.aborted;
       const status: TaskStatus = cancelled ? "cancelled" : "failed";
       const reason = cancelled ? (running.cancelReason ?? "cancelled") : errorReason(error);
-      if (!cancelled && isAppError(error)) this.#errors.set(taskId, error);
+      if (!cancelled && isAppError(error)) {
+        // Kept for callers that wait on the task; only the most recent ones, so nothing grows with uptime.
+        this.#errors.set(taskId, error);
+        if (this.#errors.size > MAX_KEPT_ERRORS) this.#errors.delete(this.#errors.keys().next().value!);
+      }
       if (!cancelled && !isAppError(error)) {
         this.#deps.logger.error("task failed", { task_id: taskId, error: (error as Error).message });
       }
@@ -475,8 +480,6 @@ export class TaskService {
     this.#waiters.delete(task.id);
     for (const waiter of waiters ?? []) waiter(task);
     this.#listeners.delete(task.id);
-    // Errors are kept only for callers already waiting or about to ask.
-    setTimeout(() => this.#errors.delete(task.id), 60_000).unref();
   }
 
   #buildReport(task: TaskRecord): TaskReport {

@@ -124,9 +124,9 @@ export async function* runAttempt(
   } finally {
     clearTimeout(timer);
     signal?.removeEventListener("abort", forwardAbort);
-    if (!finished) {
-      controller.abort(new Error("attempt abandoned"));
-      reader?.cancel().catch(() => {});
-    }
+    if (!finished) reader?.cancel().catch(() => {});
+    // Always settle `aborted`: a promise that never settles keeps every race reaction (and with it each chunk
+    // and the request body) alive for as long as the HTTP client's finalizer holds the signal.
+    controller.abort(new Error(finished ? "attempt finished" : "attempt abandoned"));
   }
 }
