@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { api as apiCall, startDaemon, type TestDaemon, tempDataDir } from "../helpers/daemon.ts";
 import { type ScriptedServer, startOpenAiServer } from "../llm/servers/openaiServer.ts";
+import { scriptedRouterYaml } from "./helpers.ts";
 
 // The agent end to end: a real daemon runs tasks against a scripted OpenAI-protocol server that returns chosen
 // tool calls. Tools act on a scratch directory allowed by a real tools_policy.yaml.
@@ -12,18 +13,6 @@ let server: ScriptedServer;
 let daemon: TestDaemon;
 let dataDir: string;
 let work: string;
-
-const ROUTER = (url: string) => `providers:
-  lowbit_server:
-    base_url: ${url}/v1
-task_types:
-  conversation:
-    primary: {provider: lowbit_server, model: chat-model}
-  system:
-    primary: {provider: lowbit_server, model: system-model}
-  default:
-    primary: {provider: lowbit_server, model: chat-model}
-`;
 
 const ENV = {
   ASSISTANT_MAX_TOOL_ROUNDS: "4",
@@ -36,7 +25,10 @@ beforeAll(async () => {
   work = join(dataDir, "work");
   mkdirSync(work);
   writeFileSync(join(work, "notes.txt"), "The meeting is on Tuesday.");
-  writeFileSync(join(dataDir, "llm_router.yaml"), ROUTER(server.url));
+  writeFileSync(
+    join(dataDir, "llm_router.yaml"),
+    scriptedRouterYaml(server.url, { conversation: "chat-model", system: "system-model", default: "chat-model" }),
+  );
   writeFileSync(
     join(dataDir, "tools_policy.yaml"),
     stringify({ allowed_read_paths: [work], allowed_write_paths: [work], require_approval: ["write_file"] }),

@@ -9,6 +9,7 @@ import { cleanUp, health, sandbox, waitFor } from "../daemon/helpers.ts";
 import { api as apiCall, startDaemon, type TestDaemon, tempDataDir } from "../helpers/daemon.ts";
 import { type ScriptedServer, startOpenAiServer } from "../llm/servers/openaiServer.ts";
 import { runCli } from "../setup/helpers.ts";
+import { scriptedRouterYaml } from "./helpers.ts";
 
 // The slash commands of the chat on a real daemon (POST /api/message answers them without the model), `/restart`
 // under the real supervisor, and the inline approvals of `assistant chat`.
@@ -18,19 +19,11 @@ let daemon: TestDaemon;
 let dataDir: string;
 let work: string;
 
-const ROUTER = (url: string) => `providers:
-  lowbit_server:
-    base_url: ${url}/v1
-task_types:
-  conversation:
-    primary: {provider: lowbit_server, model: chat-model}
-`;
-
 beforeAll(async () => {
   server = await startOpenAiServer();
   dataDir = tempDataDir();
   work = tempDataDir("assistant-slash-work-");
-  writeFileSync(join(dataDir, "llm_router.yaml"), ROUTER(server.url));
+  writeFileSync(join(dataDir, "llm_router.yaml"), scriptedRouterYaml(server.url));
   writeFileSync(
     join(dataDir, "tools_policy.yaml"),
     stringify({ allowed_read_paths: [work], allowed_write_paths: [work], require_approval: ["write_file"] }),

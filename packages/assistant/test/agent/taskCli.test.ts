@@ -6,6 +6,7 @@ import { formatEvent } from "../../src/cli/task.ts";
 import { api as apiCall, startDaemon, type TestDaemon, tempDataDir } from "../helpers/daemon.ts";
 import { type ScriptedServer, startOpenAiServer } from "../llm/servers/openaiServer.ts";
 import { runCli } from "../setup/helpers.ts";
+import { scriptedRouterYaml } from "./helpers.ts";
 
 // `assistant task ...` end to end: a real daemon runs tasks against the scripted OpenAI server; the CLI lists,
 // shows, watches, cancels and reports them and reads or clears their message queue.
@@ -15,21 +16,13 @@ let daemon: TestDaemon;
 let dataDir: string;
 let work: string;
 
-const ROUTER = (url: string) => `providers:
-  lowbit_server:
-    base_url: ${url}/v1
-task_types:
-  conversation:
-    primary: {provider: lowbit_server, model: chat-model}
-`;
-
 beforeAll(async () => {
   server = await startOpenAiServer();
   dataDir = tempDataDir();
   work = tempDataDir("assistant-task-work-");
   mkdirSync(join(work, "files"));
   writeFileSync(join(work, "files", "note.txt"), "hi from the note");
-  writeFileSync(join(dataDir, "llm_router.yaml"), ROUTER(server.url));
+  writeFileSync(join(dataDir, "llm_router.yaml"), scriptedRouterYaml(server.url));
   writeFileSync(
     join(dataDir, "tools_policy.yaml"),
     stringify({ allowed_read_paths: [work], allowed_write_paths: [work], require_approval: ["write_file"] }),
