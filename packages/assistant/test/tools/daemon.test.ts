@@ -115,16 +115,18 @@ describe("tools over HTTP", () => {
       await new Promise((r) => setTimeout(r, 20));
     }
     expect(readFileSync(target, "utf8")).toBe("approved content");
-    const db = openDatabase(join(daemon.dataDir, "assistant.db"));
-    try {
+    // The event follows the write: wait for it rather than reading once.
+    let completed: Record<string, unknown> | undefined;
+    for (let i = 0; i < 200 && !completed; i++) {
+      const db = openDatabase(join(daemon.dataDir, "assistant.db"));
       const rows = db
         .prepare("SELECT data FROM events WHERE kind = 'tool_call_completed' ORDER BY seq")
         .all() as Array<{ data: string }>;
-      const last = JSON.parse(rows.at(-1)!.data);
-      expect(last).toMatchObject({ tool: "write_file", status: "ok", queue_item_id: itemId });
-    } finally {
       db.close();
+      completed = rows.map((r) => JSON.parse(r.data)).find((d) => d.queue_item_id === itemId);
+      if (!completed) await new Promise((r) => setTimeout(r, 25));
     }
+    expect(completed).toMatchObject({ tool: "write_file", status: "ok", queue_item_id: itemId });
   });
 
   it("shows profiles and the effective view on the CLI", async () => {
