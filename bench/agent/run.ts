@@ -6,12 +6,10 @@
 //      none lost or duplicated.
 //   3. memory: daemon RSS after a warm-up vs after 10,000 turns; target growth < 10 %.
 // Run: npm run bench:agent [-- --requests 300 --sessions 200 --turns 10 --memory-turns 10000]
-import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { startOpenAiServer } from "../../packages/assistant/test/llm/servers/openaiServer.ts";
+import { benchRouterYaml, startBenchDaemon } from "../daemon.ts";
 
 const { values } = parseArgs({
   options: {
@@ -25,24 +23,9 @@ const requests = Number(values.requests);
 const sessions = Number(values.sessions);
 const turns = Number(values.turns);
 const memoryTurns = Number(values["memory-turns"]);
-const root = resolve(import.meta.dirname, "..", "..");
-const daemonEntry = join(root, "packages", "assistant", "bin", "assistant-daemon.mjs");
-
 const server = await startOpenAiServer({ defaultBehaviour: { kind: "reply", text: "Noted." } });
-const dataDir = mkdtempSync(join(tmpdir(), "assistant-bench-agent-"));
-writeFileSync(
-  join(dataDir, "llm_router.yaml"),
-  `providers:\n  lowbit_server:\n    base_url: ${server.url}/v1\ntask_types:\n  conversation:\n    primary: {provider: lowbit_server, model: bench-model}\n  system:\n    primary: {provider: lowbit_server, model: bench-model}\n`,
-);
-const daemon: ChildProcess = spawn(process.execPath, [daemonEntry], {
-  env: { ...process.env, ASSISTANT_DATA_DIR: dataDir, ASSISTANT_PORT: "0", ASSISTANT_LOG: "warn" },
-  stdio: "ignore",
-});
-const infoFile = join(dataDir, "daemon.json");
-while (!existsSync(infoFile)) await new Promise((r) => setTimeout(r, 20));
-const { port } = JSON.parse(readFileSync(infoFile, "utf8")) as { port: number };
-const token = readFileSync(join(dataDir, "auth_token"), "utf8").trim();
-const base = `http://127.0.0.1:${port}`;
+const daemon = await startBenchDaemon("agent", benchRouterYaml(server.url, ["conversation", "system"]));
+const { url: base, token } = daemon;
 const headers = { "content-type": "application/json", authorization: `Bearer ${token}` };
 
 async function direct(): Promise<number> {
@@ -127,7 +110,7 @@ console.log(
 // The warm-up runs the same load first, so both readings come from a heap V8 has already sized for it; each
 // reading is taken after the daemon has been idle a while (V8 gives garbage back when idle). What remains is
 // what the daemon keeps per turn.
-const pid = daemon.pid!;
+const pid = daemon.pid;
 async function load(turns: number, tag: string): Promise<void> {
   let next = 0;
   await Promise.all(
@@ -153,7 +136,5 @@ console.log(
     `${memoryTurns} more turns (growth ${(((rssAfter - rssBefore) / rssBefore) * 100).toFixed(1)} %, target < 10 %)`,
 );
 
-daemon.kill("SIGTERM");
+await daemon.stop();
 await server.close();
-await new Promise((r) => daemon.once("exit", r));
-rmSync(dataDir, { recursive: true, force: true });

@@ -3,33 +3,15 @@
 // lowbit_server), interleaved in one run so both see the same machine state. Target (issue 3): added latency
 // p50 < 2 ms and p99 < 10 ms.
 // Run: npm run bench:router [-- --requests 300]
-import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { startOpenAiServer } from "../../packages/assistant/test/llm/servers/openaiServer.ts";
+import { benchRouterYaml, startBenchDaemon } from "../daemon.ts";
 
 const { values } = parseArgs({ options: { requests: { type: "string", default: "300" } } });
 const requests = Number(values.requests);
-const root = resolve(import.meta.dirname, "..", "..");
-const daemonEntry = join(root, "packages", "assistant", "bin", "assistant-daemon.mjs");
-
 const server = await startOpenAiServer({ defaultBehaviour: { kind: "reply", text: "The quick brown fox jumps." } });
-const dataDir = mkdtempSync(join(tmpdir(), "assistant-bench-router-"));
-writeFileSync(
-  join(dataDir, "llm_router.yaml"),
-  `providers:\n  lowbit_server:\n    base_url: ${server.url}/v1\ntask_types:\n  conversation:\n    primary: {provider: lowbit_server, model: bench-model}\n`,
-);
-const daemon: ChildProcess = spawn(process.execPath, [daemonEntry], {
-  env: { ...process.env, ASSISTANT_DATA_DIR: dataDir, ASSISTANT_PORT: "0", ASSISTANT_LOG: "warn" },
-  stdio: "ignore",
-});
-const infoFile = join(dataDir, "daemon.json");
-while (!existsSync(infoFile)) await new Promise((r) => setTimeout(r, 20));
-const { port } = JSON.parse(readFileSync(infoFile, "utf8")) as { port: number };
-const token = readFileSync(join(dataDir, "auth_token"), "utf8").trim();
-const daemonUrl = `http://127.0.0.1:${port}`;
+const daemon = await startBenchDaemon("router", benchRouterYaml(server.url, ["conversation"]));
+const { url: daemonUrl, token } = daemon;
 
 const message = "Tell me something short.";
 async function direct(): Promise<number> {
@@ -85,7 +67,5 @@ console.log(`requests: ${requests} each, interleaved`);
 console.log(`direct  p50 ${pct(directMs, 50).toFixed(2)} ms  p99 ${pct(directMs, 99).toFixed(2)} ms`);
 console.log(`daemon  p50 ${pct(daemonMs, 50).toFixed(2)} ms  p99 ${pct(daemonMs, 99).toFixed(2)} ms`);
 console.log(`added   p50 ${added(50).toFixed(2)} ms (target < 2)  p99 ${added(99).toFixed(2)} ms (target < 10)`);
-daemon.kill("SIGTERM");
+await daemon.stop();
 await server.close();
-await new Promise((r) => daemon.once("exit", r));
-rmSync(dataDir, { recursive: true, force: true });

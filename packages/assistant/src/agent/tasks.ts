@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { type Db, statement } from "../store/database.ts";
-import { DEFAULT_PAGE_LIMIT, decodeSeqCursor, encodeSeqCursor, type Page } from "../util/cursor.ts";
+import { pageBySeq } from "../store/pageBySeq.ts";
+import type { Page } from "../util/cursor.ts";
 import { AppError } from "../util/errors.ts";
 
 // Task records and their message queues in SQLite (DESIGN.md section 6). The store enforces the state machine:
@@ -133,36 +134,14 @@ export class TaskStore {
   list(
     query: { status?: TaskStatus; sessionId?: string; parentId?: string; limit?: number; cursor?: string } = {},
   ): Page<TaskRecord> {
-    const limit = query.limit ?? DEFAULT_PAGE_LIMIT;
-    const after = decodeSeqCursor(query.cursor);
-    const where: string[] = [];
-    const args: Array<string | number> = [];
-    if (query.status) {
-      where.push("status = ?");
-      args.push(query.status);
-    }
-    if (query.sessionId) {
-      where.push("session_id = ?");
-      args.push(query.sessionId);
-    }
-    if (query.parentId) {
-      where.push("parent_id = ?");
-      args.push(query.parentId);
-    }
-    if (after !== undefined) {
-      where.push("seq < ?");
-      args.push(after);
-    }
-    const rows = statement(
-      this.#db,
-      `SELECT seq, ${COLUMNS} FROM tasks ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY seq DESC LIMIT ?`,
-    ).all(...args, limit + 1) as Array<TaskRecord & { seq: number }>;
-    const more = rows.length > limit;
-    const page = rows.slice(0, limit);
-    return {
-      items: page.map(({ seq: _seq, ...task }) => task),
-      next_cursor: more ? encodeSeqCursor(page.at(-1)!.seq) : null,
-    };
+    const { rows, next_cursor } = pageBySeq<TaskRecord & { seq: number }>(this.#db, {
+      table: "tasks",
+      columns: `seq, ${COLUMNS}`,
+      filters: { status: query.status, session_id: query.sessionId, parent_id: query.parentId },
+      ...(query.limit !== undefined ? { limit: query.limit } : {}),
+      ...(query.cursor !== undefined ? { cursor: query.cursor } : {}),
+    });
+    return { items: rows.map(({ seq: _seq, ...task }) => task), next_cursor };
   }
 
   /** Tasks in one of these states, oldest first (startup recovery, the scheduler of queued work). */

@@ -1,10 +1,9 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { stringify } from "yaml";
 import { api as apiCall, startDaemon, type TestDaemon, tempDataDir } from "../helpers/daemon.ts";
 import { type ScriptedServer, startOpenAiServer } from "../llm/servers/openaiServer.ts";
-import { scriptedRouterYaml } from "./helpers.ts";
+import { agentDataDir } from "./helpers.ts";
 
 // The agent end to end: a real daemon runs tasks against a scripted OpenAI-protocol server that returns chosen
 // tool calls. Tools act on a scratch directory allowed by a real tools_policy.yaml.
@@ -21,18 +20,13 @@ const ENV = {
 
 beforeAll(async () => {
   server = await startOpenAiServer();
-  dataDir = tempDataDir();
-  work = join(dataDir, "work");
-  mkdirSync(work);
+  work = tempDataDir("assistant-agent-work-");
   writeFileSync(join(work, "notes.txt"), "The meeting is on Tuesday.");
-  writeFileSync(
-    join(dataDir, "llm_router.yaml"),
-    scriptedRouterYaml(server.url, { conversation: "chat-model", system: "system-model", default: "chat-model" }),
-  );
-  writeFileSync(
-    join(dataDir, "tools_policy.yaml"),
-    stringify({ allowed_read_paths: [work], allowed_write_paths: [work], require_approval: ["write_file"] }),
-  );
+  dataDir = agentDataDir(server.url, work, {
+    conversation: "chat-model",
+    system: "system-model",
+    default: "chat-model",
+  });
   daemon = await startDaemon({ ...ENV, ASSISTANT_EMBEDDED_MODEL_PATH: join(dataDir, "none.gguf") }, dataDir);
 });
 afterAll(async () => {

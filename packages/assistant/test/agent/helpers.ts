@@ -1,3 +1,8 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { stringify } from "yaml";
+import { tempDataDir } from "../helpers/daemon.ts";
+
 // llm_router.yaml for agent tests: every listed task type routes to the scripted OpenAI-protocol server
 // (test/llm/servers/openaiServer.ts) as lowbit_server, with a model name per task type so requests can be told
 // apart by `body.model`.
@@ -9,4 +14,18 @@ export function scriptedRouterYaml(
     .map(([taskType, model]) => `  ${taskType}:\n    primary: {provider: lowbit_server, model: ${model}}\n`)
     .join("");
   return `providers:\n  lowbit_server:\n    base_url: ${url}/v1\ntask_types:\n${routes}`;
+}
+
+/**
+ * A fresh data directory for an agent daemon: llm_router.yaml routed to the scripted server and a tools policy
+ * that allows reads and writes in `work`, writes needing approval.
+ */
+export function agentDataDir(url: string, work: string, models?: Record<string, string>): string {
+  const dataDir = tempDataDir();
+  writeFileSync(join(dataDir, "llm_router.yaml"), scriptedRouterYaml(url, models));
+  writeFileSync(
+    join(dataDir, "tools_policy.yaml"),
+    stringify({ allowed_read_paths: [work], allowed_write_paths: [work], require_approval: ["write_file"] }),
+  );
+  return dataDir;
 }

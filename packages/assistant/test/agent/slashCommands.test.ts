@@ -1,7 +1,6 @@
-import { appendFileSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { stringify } from "yaml";
 import { handleApproval, isYes } from "../../src/cli/chat.ts";
 import type { CliContext } from "../../src/cli/context.ts";
 import { dataPaths } from "../../src/config/paths.ts";
@@ -9,7 +8,7 @@ import { cleanUp, health, sandbox, waitFor } from "../daemon/helpers.ts";
 import { api as apiCall, startDaemon, type TestDaemon, tempDataDir } from "../helpers/daemon.ts";
 import { type ScriptedServer, startOpenAiServer } from "../llm/servers/openaiServer.ts";
 import { runCli } from "../setup/helpers.ts";
-import { scriptedRouterYaml } from "./helpers.ts";
+import { agentDataDir } from "./helpers.ts";
 
 // The slash commands of the chat on a real daemon (POST /api/message answers them without the model), `/restart`
 // under the real supervisor, and the inline approvals of `assistant chat`.
@@ -21,13 +20,8 @@ let work: string;
 
 beforeAll(async () => {
   server = await startOpenAiServer();
-  dataDir = tempDataDir();
   work = tempDataDir("assistant-slash-work-");
-  writeFileSync(join(dataDir, "llm_router.yaml"), scriptedRouterYaml(server.url));
-  writeFileSync(
-    join(dataDir, "tools_policy.yaml"),
-    stringify({ allowed_read_paths: [work], allowed_write_paths: [work], require_approval: ["write_file"] }),
-  );
+  dataDir = agentDataDir(server.url, work);
   daemon = await startDaemon({ ASSISTANT_EMBEDDED_MODEL_PATH: join(dataDir, "no-such-model.gguf") }, dataDir);
 });
 afterAll(async () => {

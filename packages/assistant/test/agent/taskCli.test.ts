@@ -1,12 +1,11 @@
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { stringify } from "yaml";
 import { formatEvent } from "../../src/cli/task.ts";
 import { api as apiCall, startDaemon, type TestDaemon, tempDataDir } from "../helpers/daemon.ts";
 import { type ScriptedServer, startOpenAiServer } from "../llm/servers/openaiServer.ts";
 import { runCli } from "../setup/helpers.ts";
-import { scriptedRouterYaml } from "./helpers.ts";
+import { agentDataDir } from "./helpers.ts";
 
 // `assistant task ...` end to end: a real daemon runs tasks against the scripted OpenAI server; the CLI lists,
 // shows, watches, cancels and reports them and reads or clears their message queue.
@@ -18,15 +17,10 @@ let work: string;
 
 beforeAll(async () => {
   server = await startOpenAiServer();
-  dataDir = tempDataDir();
   work = tempDataDir("assistant-task-work-");
   mkdirSync(join(work, "files"));
   writeFileSync(join(work, "files", "note.txt"), "hi from the note");
-  writeFileSync(join(dataDir, "llm_router.yaml"), scriptedRouterYaml(server.url));
-  writeFileSync(
-    join(dataDir, "tools_policy.yaml"),
-    stringify({ allowed_read_paths: [work], allowed_write_paths: [work], require_approval: ["write_file"] }),
-  );
+  dataDir = agentDataDir(server.url, work);
   daemon = await startDaemon({ ASSISTANT_EMBEDDED_MODEL_PATH: join(dataDir, "no-such-model.gguf") }, dataDir);
 });
 afterAll(async () => {

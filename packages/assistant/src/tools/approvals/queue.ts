@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { EventLog } from "../../events/eventLog.ts";
 import { type Db, statement } from "../../store/database.ts";
-import { DEFAULT_PAGE_LIMIT, decodeSeqCursor, encodeSeqCursor, type Page } from "../../util/cursor.ts";
+import { pageBySeq } from "../../store/pageBySeq.ts";
+import type { Page } from "../../util/cursor.ts";
 import { AppError, ConfigError } from "../../util/errors.ts";
 import { redactValue } from "../../util/redact.ts";
 
@@ -184,27 +185,14 @@ export class ReviewQueue {
   /** Newest first; `cursor` is the `next_cursor` of the previous page. */
   list(query: QueueListQuery = {}): Page<QueueItem> {
     this.expireDue();
-    const limit = query.limit ?? DEFAULT_PAGE_LIMIT;
-    const after = decodeSeqCursor(query.cursor);
-    const where: string[] = [];
-    const args: Array<string | number> = [];
-    if (query.status) {
-      where.push("status = ?");
-      args.push(query.status);
-    }
-    if (after !== undefined) {
-      where.push("seq < ?");
-      args.push(after);
-    }
-    const rows = statement(
-      this.#db,
-      `SELECT ${COLUMNS} FROM review_queue ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY seq DESC LIMIT ?`,
-    ).all(...args, limit + 1) as Row[];
-    const page = rows.slice(0, limit);
-    return {
-      items: page.map(toItem),
-      next_cursor: rows.length > limit ? encodeSeqCursor(page.at(-1)!.seq) : null,
-    };
+    const { rows, next_cursor } = pageBySeq<Row>(this.#db, {
+      table: "review_queue",
+      columns: COLUMNS,
+      filters: { status: query.status },
+      ...(query.limit !== undefined ? { limit: query.limit } : {}),
+      ...(query.cursor !== undefined ? { cursor: query.cursor } : {}),
+    });
+    return { items: rows.map(toItem), next_cursor };
   }
 
   approve(id: string, note?: string): QueueItem {
