@@ -374,8 +374,15 @@ export class TaskService {
   async #runUnit(task: TaskRecord, taskType: string, message: string, signal: AbortSignal) {
     const { sessions, router } = this.#deps;
     const emit = (event: LiveEvent) => this.#onAgentEvent(task, event);
+    // History is read before the new message is stored, so the prompt carries it once, at the end.
+    const history = await historyFor(
+      { sessions, router, logger: this.#deps.logger },
+      task.session_id,
+      maxContextTokens(this.#deps.env),
+      signal,
+    );
+    sessions.append(task.session_id, { role: "user", content: message, task_type: taskType });
     if (this.#orchestrate && taskType === "orchestrator") {
-      sessions.append(task.session_id, { role: "user", content: message, task_type: taskType });
       const result = await this.#orchestrate(task, message, signal, emit);
       if (result) {
         return {
@@ -389,16 +396,7 @@ export class TaskService {
         };
       }
     }
-    const history = await historyFor(
-      { sessions, router, logger: this.#deps.logger },
-      task.session_id,
-      maxContextTokens(this.#deps.env),
-      signal,
-    );
     const prompt = buildPrompt(this.#deps.systemPrompt(), history.summary, history.messages, message);
-    if (!(this.#orchestrate && taskType === "orchestrator")) {
-      sessions.append(task.session_id, { role: "user", content: message, task_type: taskType });
-    }
     // Only tools the policy could let run are offered: a blocked tool only invites useless calls and costs context.
     const usable = new Set(
       this.#deps.tools

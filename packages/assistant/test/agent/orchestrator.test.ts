@@ -222,6 +222,10 @@ describe("orchestrator tasks", () => {
       expect(await childrenOf(daemon, task.id)).toEqual([]);
       // The plan request, then the plain loop on the orchestrator route.
       expect(spans.slice(before).map((s) => s.model)).toEqual([ORCH, ORCH]);
+      // The plain loop sends the request once, as the last message.
+      const body = server.requests.at(-1)!.body as { messages: Array<{ role: string; content: unknown }> };
+      const asked = body.messages.filter((m) => m.role === "user" && JSON.stringify(m.content).includes("Say hello"));
+      expect(asked).toHaveLength(1);
       const report = (await apiCall(daemon, "GET", `/api/tasks/${task.id}/report`)).json();
       expect(report.subtasks).toEqual([]);
     }
