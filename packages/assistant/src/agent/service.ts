@@ -4,6 +4,7 @@ import type { DaemonSelf } from "../doctor/types.ts";
 import type { EventLog } from "../events/eventLog.ts";
 import type { LlmServices } from "../llm/service.ts";
 import type { Logger } from "../log/logger.ts";
+import type { SkillRegistry } from "../skills/registry.ts";
 import type { Db } from "../store/database.ts";
 import type { ToolServices } from "../tools/service.ts";
 import type { Vault } from "../vault/vault.ts";
@@ -41,6 +42,8 @@ export function createAgentServices(options: {
   self?: () => DaemonSelf;
   /** Given only to a supervised daemon: /restart calls it. */
   restart?: () => void;
+  /** Installed skills: their index joins the system prompt; /skills manages them. */
+  skills: SkillRegistry;
 }): AgentServices {
   const { paths, sessions, llm } = options;
   const profile = loadConfig("agent_profile", paths);
@@ -54,7 +57,10 @@ export function createAgentServices(options: {
     reportsDir: paths.reportsDir,
     env: options.env,
     logger: options.logger,
-    systemPrompt: () => prompt,
+    systemPrompt: () => {
+      const index = options.skills.index();
+      return index ? `${prompt}\n${index}` : prompt;
+    },
     agentName: profile.name,
   });
   agent.setOrchestrator(
@@ -75,6 +81,7 @@ export function createAgentServices(options: {
     status: options.status,
     env: options.env,
     vault: options.vault,
+    skills: options.skills,
     ...(options.self ? { self: options.self } : {}),
     ...(options.restart ? { restart: options.restart } : {}),
   });

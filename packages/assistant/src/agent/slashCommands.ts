@@ -8,6 +8,8 @@ import { listAllModels } from "../llm/models.ts";
 import { editableRouterFile, listRoutes, setRoute } from "../llm/routeEditor.ts";
 import type { LlmServices } from "../llm/service.ts";
 import { getEnvSetting, listEnvSettings, MASKED, setEnvSetting } from "../setup/envSettings.ts";
+import { formatReload, formatSkills } from "../skills/format.ts";
+import type { SkillRegistry } from "../skills/registry.ts";
 import type { Vault } from "../vault/vault.ts";
 import type { SessionStore } from "./sessions.ts";
 import type { TaskService } from "./taskService.ts";
@@ -28,6 +30,7 @@ export interface SlashContext {
   vault: Pick<Vault, "list">;
   /** Who the daemon is, so the /doctor port check recognises it. */
   self?: () => DaemonSelf;
+  skills: Pick<SkillRegistry, "list" | "invalid" | "reload" | "uninstall">;
   /** Only under the supervisor (`assistant start`): stops the daemon so the supervisor starts it again at once. */
   restart?: () => void;
 }
@@ -184,6 +187,21 @@ const COMMANDS: SlashCommand[] = [
       const names = ctx.vault.list();
       if (names.length === 0) return "The vault is empty (`assistant vault set <name>` adds a secret).";
       return ["Secrets in the vault:", ...names.map((name) => `  ${name}`)].join("\n");
+    },
+  },
+  {
+    names: ["skills"],
+    usage: "/skills [list|reload|uninstall <name>]",
+    summary: "installed skills; rescan the skills folder; remove a skill",
+    run: (args, ctx) => {
+      const [sub = "list", name, ...rest] = args;
+      if (sub === "list" && name === undefined) return formatSkills(ctx.skills.list(), ctx.skills.invalid());
+      if (sub === "reload" && name === undefined) return formatReload(ctx.skills.reload());
+      if (sub === "uninstall" && name !== undefined && rest.length === 0) {
+        ctx.skills.uninstall(name);
+        return `Skill ${name} removed.`;
+      }
+      return "usage: /skills [list|reload|uninstall <name>]";
     },
   },
   {

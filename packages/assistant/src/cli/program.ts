@@ -9,6 +9,7 @@ import { registerPathsCommand } from "./paths.ts";
 import { registerPermissionsCommands } from "./permissions.ts";
 import { registerRouterCommands } from "./router.ts";
 import { registerSetupCommands } from "./setup.ts";
+import { registerSkillCommands } from "./skill.ts";
 import { registerTaskCommands } from "./task.ts";
 import { registerToolsetCommands } from "./toolset.ts";
 import { registerVaultCommands } from "./vault.ts";
@@ -25,6 +26,7 @@ const registrations: Array<(program: Command, ctx: CliContext) => void> = [
   registerChatCommand,
   registerPermissionsCommands,
   registerToolsetCommands,
+  registerSkillCommands,
   registerTaskCommands,
 ];
 

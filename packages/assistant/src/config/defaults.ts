@@ -35,10 +35,10 @@ tool_profiles: {}
 # default_profile: reader
 
 # Hosts install_skill may download from (HTTPS only).
-allowed_skill_install_hosts: [github.com, raw.githubusercontent.com, gitlab.com, codeberg.org]
+allowed_skill_install_hosts: [github.com, api.github.com, raw.githubusercontent.com, gitlab.com, codeberg.org]
 
 # Tools that wait for your approval (review queue) before they run.
-require_approval: [write_file, run_command, device_invoke]
+require_approval: [write_file, run_command, device_invoke, install_skill]
 
 # Devices for device_discover and device_invoke: local_media, system, synthetic_input, usb, network, or "*".
 allowed_device_interfaces: []

@@ -14,6 +14,7 @@ import { createLogger } from "../log/logger.ts";
 import { processAlive, readDaemonInfo, removeDaemonInfo, writeDaemonInfo } from "../runtime/daemonInfo.ts";
 import type { Services } from "../runtime/services.ts";
 import { buildApp } from "../server/app.ts";
+import { createSkillServices } from "../skills/setup.ts";
 import { openDatabase } from "../store/database.ts";
 import { createApprovalServices } from "../tools/approvals/services.ts";
 import { createToolServices } from "../tools/service.ts";
@@ -102,6 +103,7 @@ export async function startDaemon(env: NodeJS.ProcessEnv = process.env): Promise
     throw new StartupError((error as Error).message);
   }
   const tools = createToolServices({ paths, env, vault, approvals, events, logger });
+  const skills = createSkillServices({ paths, env, tools, queue: approvals.queue, events, logger });
   const startedAt = new Date();
   let requestRestart = () => {};
   const restartRequested = new Promise<void>((resolve) => (requestRestart = resolve));
@@ -117,6 +119,7 @@ export async function startDaemon(env: NodeJS.ProcessEnv = process.env): Promise
       env,
       logger,
       vault,
+      skills: skills.registry,
       self: () => ({ pid: process.pid, port: boundPort }),
       // The reply goes out first: the stop begins a moment later and lets in-flight requests finish.
       ...(supervised ? { restart: () => setTimeout(requestRestart, 200) } : {}),
@@ -149,6 +152,7 @@ export async function startDaemon(env: NodeJS.ProcessEnv = process.env): Promise
     conversation,
     approvals,
     tools,
+    skills,
     port: () => boundPort,
   };
 
@@ -197,6 +201,7 @@ export async function startDaemon(env: NodeJS.ProcessEnv = process.env): Promise
     stopping ??= (async () => {
       logger.info("shutting down", { reason });
       events.emit("daemon_stopping", { reason });
+      skills.service.close();
       tools.runner.close(); // running commands are killed, calls waiting for approval end
       await agent.close(); // running tasks end as cancelled; queued ones wait for the next start
       await app.close(); // stops accepting, lets in-flight requests finish, ends event streams

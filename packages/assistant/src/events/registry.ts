@@ -47,6 +47,15 @@ export const EVENT_KINDS = {
   user_steering_applied: z.object({ queue_id: z.string() }),
   user_follow_up_queued: z.object({ queue_id: z.string(), text_preview: z.string() }),
   user_follow_up_applied: z.object({ queue_id: z.string() }),
+  skills_reloaded: z.object({ loaded: z.number().int(), invalid: z.number().int() }),
+  skill_installed: z.object({ name: z.string(), source: z.string(), files: z.number().int() }),
+  skill_uninstalled: z.object({ name: z.string() }),
+  plugins_reloaded: z.object({ loaded: z.number().int(), invalid: z.number().int() }),
+  plugin_installed: z.object({ plugin_id: z.string(), version: z.string() }),
+  plugin_uninstalled: z.object({ plugin_id: z.string() }),
+  /** A call's outcome lowered the score under the threshold: the plugin is off until its reputation is reset. */
+  plugin_disabled: z.object({ plugin_id: z.string(), score: z.number(), reason: z.string() }),
+  plugin_reputation_reset: z.object({ plugin_id: z.string().nullable() }),
 } as const;
 
 export type EventKind = keyof typeof EVENT_KINDS;

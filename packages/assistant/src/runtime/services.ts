@@ -8,6 +8,7 @@ import type { DaemonSettings } from "../config/settings.ts";
 import type { EventLog } from "../events/eventLog.ts";
 import type { LlmServices } from "../llm/service.ts";
 import type { Logger } from "../log/logger.ts";
+import type { SkillServices } from "../skills/setup.ts";
 import type { Db } from "../store/database.ts";
 import type { ApprovalServices } from "../tools/approvals/services.ts";
 import type { ToolServices } from "../tools/service.ts";
@@ -38,6 +39,8 @@ export interface Services {
   approvals: ApprovalServices;
   /** The tool registry, the live tools policy and the runner every surface calls tools through. */
   tools: ToolServices;
+  /** Installed skills (SKILL.md folders) and the installer. */
+  skills: SkillServices;
   /** The port actually bound (differs from settings.port when that is 0). */
   port(): number;
 }

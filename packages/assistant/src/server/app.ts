@@ -15,6 +15,7 @@ import { messageRoutes } from "./routes/message.ts";
 import { openaiRoutes } from "./routes/openai.ts";
 import { permissionRoutes } from "./routes/permissions.ts";
 import { routerRoutes } from "./routes/router.ts";
+import { skillRoutes } from "./routes/skills.ts";
 import { systemRoutes } from "./routes/system.ts";
 import { taskRoutes } from "./routes/tasks.ts";
 import { toolRoutes } from "./routes/tools.ts";
@@ -37,6 +38,7 @@ export function allRoutes(services: Services): RouteSpec[] {
     ...agentRoutes(services),
     ...permissionRoutes(services),
     ...toolRoutes(services),
+    ...skillRoutes(services),
     ...openaiRoutes(services),
   );
   return routes;

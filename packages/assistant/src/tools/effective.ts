@@ -30,6 +30,7 @@ const LISTS: Record<Exclude<ToolResource, "none">, { allow: keyof ToolsPolicy; d
   write: { allow: "allowed_write_paths" },
   command: { allow: "allowed_commands", deny: "blocked_commands" },
   web: { allow: "allowed_web_domains", deny: "blocked_web_domains" },
+  skill_install: { allow: "allowed_skill_install_hosts", deny: "blocked_web_domains" },
 };
 
 export function effectiveTools(

@@ -7,6 +7,7 @@ import { summarizeArguments } from "./approvals/queue.ts";
 import { markUntrusted, truncateOutput } from "./output.ts";
 import type { Decision, ToolRequest } from "./policy/types.ts";
 import type { PolicySource } from "./policySource.ts";
+import type { ToolRegistry } from "./registry.ts";
 import { type Tool, type ToolContext, ToolDenied, ToolFailure } from "./tool.ts";
 
 // Runs one tool call the same way for every caller (agent loop, POST /api/tools/:name/invoke): arguments
@@ -43,7 +44,7 @@ export interface InvokeOptions {
 }
 
 export interface ToolRunnerOptions {
-  tools: readonly Tool[];
+  tools: ToolRegistry;
   policy: PolicySource;
   queue: Pick<ReviewQueue, "request" | "waitFor">;
   events: Pick<EventLog, "emit">;
@@ -57,13 +58,13 @@ export interface ToolRunnerOptions {
 const PREVIEW_CHARS = 2000;
 
 export class ToolRunner {
-  readonly #tools: ReadonlyMap<string, Tool>;
+  readonly #tools: ToolRegistry;
   readonly #options: ToolRunnerOptions;
   /** Aborted when the daemon stops: running commands are killed, waits in the queue end. */
   readonly #shutdown = new AbortController();
 
   constructor(options: ToolRunnerOptions) {
-    this.#tools = new Map(options.tools.map((t) => [t.name, t]));
+    this.#tools = options.tools;
     this.#options = options;
   }
 
@@ -73,7 +74,7 @@ export class ToolRunner {
   }
 
   list(): Tool[] {
-    return [...this.#tools.values()];
+    return this.#tools.list();
   }
 
   get(name: string): Tool | undefined {
@@ -123,7 +124,10 @@ export class ToolRunner {
     const base = { call_id: callId, tool: name };
     const tool = this.#tools.get(name);
     if (!tool) {
-      const known = [...this.#tools.keys()].join(", ");
+      const known = this.#tools
+        .list()
+        .map((t) => t.name)
+        .join(", ");
       return { ...base, status: "error", output: `Unknown tool ${name}. Available tools: ${known}.`, truncated: false };
     }
     const parsed = tool.parameters.safeParse(args);

@@ -38,6 +38,8 @@ export interface SafeFetchOptions {
   /** Longest wait for the connection, the headers or the next piece of the body. */
   idleTimeoutMs?: number;
   maxRedirects?: number;
+  /** The Accept header; default prefers HTML and text (web_fetch). */
+  accept?: string;
 }
 
 export interface SafeResponse {
@@ -166,7 +168,7 @@ export async function safeFetch(url: URL, options: SafeFetchOptions): Promise<Sa
       const host = urlHost(current);
       if (host === null) throw new ToolFailure(`${current.href} has no valid host`);
       const addresses = await raceAbort(resolveChecked(host, lookup), controller.signal);
-      const res = await raceAbort(send(current, addresses, idleMs, controller), controller.signal);
+      const res = await raceAbort(send(current, addresses, idleMs, controller, options.accept), controller.signal);
       const location = res.headers.location;
       if (REDIRECTS.has(res.statusCode ?? 0) && location) {
         res.destroy();
@@ -262,6 +264,7 @@ function send(
   addresses: readonly LookupAddress[],
   idleMs: number,
   controller: AbortController,
+  accept = "text/html,application/xhtml+xml,text/plain;q=0.9,application/json;q=0.9,*/*;q=0.5",
 ): Promise<IncomingMessage> {
   const request = url.protocol === "https:" ? httpsRequest : httpRequest;
   const hostname = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
@@ -274,7 +277,7 @@ function send(
       method: "GET",
       headers: {
         "User-Agent": USER_AGENT,
-        Accept: "text/html,application/xhtml+xml,text/plain;q=0.9,application/json;q=0.9,*/*;q=0.5",
+        Accept: accept,
         "Accept-Encoding": "gzip, deflate, br",
       },
       agent: false, // a fresh connection per hop: no pooled socket to another address

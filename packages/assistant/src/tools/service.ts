@@ -9,8 +9,9 @@ import type { ApprovalServices } from "./approvals/services.ts";
 import { BUILTIN_TOOLS } from "./builtin/index.ts";
 import { type EffectiveTool, effectiveTools } from "./effective.ts";
 import { PolicySource } from "./policySource.ts";
+import { ToolRegistry } from "./registry.ts";
 import { ToolRunner } from "./runner.ts";
-import { ToolFailure, type ToolResource } from "./tool.ts";
+import { type Tool, ToolFailure, type ToolResource } from "./tool.ts";
 
 function policyStatus(problem: string | null): EffectiveView["policy_status"] {
   if (problem === null) return "ok";
@@ -42,6 +43,8 @@ export interface EffectiveView {
 
 export interface ToolServices {
   runner: ToolRunner;
+  /** Built-ins plus what skills and plugins add (they register here). */
+  registry: ToolRegistry;
   policy: PolicySource;
   /** The registry as the model sees it. */
   list(): ToolInfo[];
@@ -67,8 +70,9 @@ export function createToolServices(options: {
     mode: approvals.mode,
   });
   const journal = env.ASSISTANT_TOOLS_JOURNAL_PATH?.trim();
+  const registry = new ToolRegistry(BUILTIN_TOOLS);
   const runner = new ToolRunner({
-    tools: BUILTIN_TOOLS,
+    tools: registry,
     policy,
     queue: approvals.queue,
     events: options.events,
@@ -84,16 +88,26 @@ export function createToolServices(options: {
       }
     },
   });
-  const infos = runner.list().map((tool) => ({
-    name: tool.name,
-    description: tool.description,
-    resource: tool.resource,
-    parameters: z.toJSONSchema(tool.parameters) as Record<string, unknown>,
-  }));
+  // JSON Schema conversion is not free: done once per tool object (a reloaded plugin brings new objects).
+  const infos = new WeakMap<Tool, ToolInfo>();
+  const infoOf = (tool: Tool): ToolInfo => {
+    let info = infos.get(tool);
+    if (!info) {
+      info = {
+        name: tool.name,
+        description: tool.description,
+        resource: tool.resource,
+        parameters: tool.jsonSchema ?? (z.toJSONSchema(tool.parameters) as Record<string, unknown>),
+      };
+      infos.set(tool, info);
+    }
+    return info;
+  };
   return {
     runner,
+    registry,
     policy,
-    list: () => infos,
+    list: () => runner.list().map(infoOf),
     effective: () => {
       const snapshot = policy.current();
       return {

@@ -8,7 +8,7 @@ import type { Decision, ToolRequest } from "./policy/types.ts";
 // anything.
 
 /** What a tool touches, for the effective view (`GET /api/tools/effective`). */
-export type ToolResource = "read" | "write" | "command" | "web" | "none";
+export type ToolResource = "read" | "write" | "command" | "web" | "skill_install" | "none";
 
 export interface ToolContext {
   /** The daemon's working directory: what `.` and relative paths mean. */
@@ -50,6 +50,8 @@ export interface Tool<A = unknown> {
   description: string;
   parameters: z.ZodType<A>;
   resource: ToolResource;
+  /** The parameters as JSON Schema when the tool was declared that way (plugin tools); else derived from zod. */
+  jsonSchema?: Record<string, unknown>;
   execute(args: A, ctx: ToolContext): Promise<ToolOutput>;
 }
 

@@ -20,7 +20,7 @@ describe("STARTER_TOOLS_POLICY", () => {
     data.write("tools_policy.yaml", STARTER_TOOLS_POLICY);
     const policy = loadConfig("tools_policy", data.paths);
     expect(policy).toEqual(denyAllToolsPolicy());
-    expect(policy.require_approval).toEqual(["write_file", "run_command", "device_invoke"]);
+    expect(policy.require_approval).toEqual(["write_file", "run_command", "device_invoke", "install_skill"]);
     expect(policy.browser_enabled).toBe(false);
     expect(policy.web_search_enabled).toBe(false);
   });

@@ -100,7 +100,7 @@ browser_session_timeout_secs: 60
     expect(policy.browser_action_timeout_secs).toBe(30);
     expect(policy.browser_session_timeout_secs).toBe(300);
     expect(policy.command_timeout_secs).toBeUndefined();
-    expect(policy.require_approval).toEqual(["write_file", "run_command", "device_invoke"]);
+    expect(policy.require_approval).toEqual(["write_file", "run_command", "device_invoke", "install_skill"]);
   });
 
   it("refuses unknown keys, so a misspelt allow list is not silently ignored", () => {

@@ -8,9 +8,15 @@ export const DEVICE_INTERFACES = ["local_media", "system", "synthetic_input", "u
 export type DeviceInterface = (typeof DEVICE_INTERFACES)[number];
 
 /** Code-hosting hosts `install_skill` may fetch from when the file does not say otherwise (SPEC: restrictive). */
-export const DEFAULT_SKILL_INSTALL_HOSTS = ["github.com", "raw.githubusercontent.com", "gitlab.com", "codeberg.org"];
+export const DEFAULT_SKILL_INSTALL_HOSTS = [
+  "github.com",
+  "api.github.com",
+  "raw.githubusercontent.com",
+  "gitlab.com",
+  "codeberg.org",
+];
 /** Tools that ask before running when the file does not list its own `require_approval`. */
-export const DEFAULT_REQUIRE_APPROVAL = ["write_file", "run_command", "device_invoke"];
+export const DEFAULT_REQUIRE_APPROVAL = ["write_file", "run_command", "device_invoke", "install_skill"];
 
 const list = z.array(nonEmptyString).default([]);
 const deviceList = z.array(z.enum([...DEVICE_INTERFACES, "*"])).default([]);

@@ -73,8 +73,9 @@ describe("an empty policy (schema defaults) grants nothing but the default skill
     ["web_search", tool("web_search"), "deny", "web_search_enabled is false"],
     ["device", device("usb"), "deny", "allowed_device_interfaces does not list usb"],
     ["browser", browser("example.com"), "deny", "browser_enabled is false"],
-    ["skill from github.com", skill("github.com"), "allow", "allowed_skill_install_hosts: github.com"],
-    ["skill from GitHub.com.", skill("GitHub.com."), "allow", "allowed_skill_install_hosts: github.com"],
+    // A listed host passes the list; the install then waits for approval (install_skill is in the default require_approval).
+    ["skill from github.com", skill("github.com"), "ask", "require_approval: install_skill"],
+    ["skill from GitHub.com.", skill("GitHub.com."), "ask", "require_approval: install_skill"],
     ["skill from a subdomain", skill("gist.github.com"), "deny", "allowed_skill_install_hosts does not list"],
     ["skill from a lookalike", skill("github.com.evil.test"), "deny", "allowed_skill_install_hosts does not list"],
     ["skill from loopback", skill("127.0.0.1"), "deny", "does not list the loopback host"],
@@ -145,7 +146,11 @@ describe("3-7. deny lists, decisions, allow lists, approval", () => {
   });
 
   it("blocked_web_domains also blocks skill installs", () => {
-    const e = engineFor({ allowed_skill_install_hosts: ["*"], blocked_web_domains: ["evil.test"] });
+    const e = engineFor({
+      allowed_skill_install_hosts: ["*"],
+      blocked_web_domains: ["evil.test"],
+      require_approval: [],
+    });
     expect(e.decide(skill("evil.test"))).toMatchObject({ effect: "deny", rule: "blocked_web_domains: evil.test" });
     expect(e.decide(skill("ok.test"))).toMatchObject({ effect: "allow", rule: "allowed_skill_install_hosts: *" });
     expect(e.decide(skill("10.0.0.1")).effect).toBe("deny");

@@ -1,0 +1,343 @@
+// The sandboxed WebAssembly plugin runtime: Extism's JS SDK with the module in a worker thread, plus what the SDK
+// lacks: a per-call timeout (the worker is terminated and re-created lazily), a linear-memory cap (binary rewrite),
+// an output cap, serialised calls, HTTP only to allowed hosts through the caller's fetch, and typed failures.
+import type { Worker } from "node:worker_threads";
+import createPlugin, { type Plugin } from "@extism/extism";
+import { type PreparedWasm, prepareWasm, WasmBinaryError, WebAssemblyApi } from "./wasmBinary.ts";
+
+export interface PluginLimits {
+  /** Wall-clock limit per call; on expiry the worker is terminated and the instance re-created lazily on the next call. */
+  timeoutMs: number;
+  /** Cap on the module's linear memory in 64 KiB pages (the memory section's maximum is rewritten; growing past it fails). */
+  maxMemoryPages: number;
+  /** Output larger than this is refused (error kind output_too_large), not returned. */
+  maxOutputBytes: number;
+}
+
+export interface PluginSandbox {
+  /** Hosts the plugin may call through Extism's http_request (exact names or globs such as `*.example.com`). Empty = no network. */
+  allowedHosts: string[];
+  /** Config key/values given to the plugin (Extism config). */
+  config: Record<string, string>;
+  /** Makes every HTTP request the plugin makes, after the allowedHosts check passed; throwing refuses it (kind denied). */
+  fetch(url: URL, init: RequestInit): Promise<Response>;
+}
+
+export type PluginFailureKind =
+  | "timeout"
+  | "cancelled"
+  | "trap"
+  | "memory"
+  | "denied"
+  | "output_too_large"
+  | "invalid_module"
+  | "missing_export";
+
+/** The only error a plugin call or load throws. */
+export class PluginCallError extends Error {
+  readonly kind: PluginFailureKind;
+  constructor(kind: PluginFailureKind, message: string) {
+    super(message);
+    this.name = "PluginCallError";
+    this.kind = kind;
+  }
+}
+
+export interface PluginInstance {
+  /** Runs one export with `input`; calls on one instance run one at a time, in order. */
+  call(exportName: string, input: string, signal?: AbortSignal): Promise<string>;
+  /** Names of the exported functions. */
+  exports(): Promise<string[]>;
+  /** Terminates the worker; queued and later calls fail with kind cancelled. */
+  close(): Promise<void>;
+}
+
+// What the SDK's worker provides under "extism:host/env"; any other import would fail instantiation in the worker,
+// where the SDK does not report it (the load would hang), so such modules are refused up front.
+const EXTISM_ENV = "extism:host/env";
+const HOST_FUNCTIONS = new Set([
+  "alloc",
+  "free",
+  "load_u8",
+  "load_u64",
+  "store_u8",
+  "store_u64",
+  "input_offset",
+  "input_length",
+  "input_load_u8",
+  "input_load_u64",
+  "output_set",
+  "error_set",
+  "config_get",
+  "var_get",
+  "var_set",
+  "http_request",
+  "http_status_code",
+  "length",
+  "length_unsafe",
+  "log_warn",
+  "log_info",
+  "log_debug",
+  "log_error",
+]);
+/** The SDK's message when a URL's host matches no allowedHosts entry (it then terminates the worker itself). */
+const SDK_HOST_DENIED = /^Call error: HTTP request to .* is not allowed/;
+const SDK_PLUGIN_ERROR = "Plugin-originated error: ";
+const MAX_MESSAGE = 2_000;
+
+/** Validates a module without running it: well-formed, memory cappable, imports the sandbox provides; its function exports. */
+export function inspectWasm(wasm: Uint8Array): { exports: string[] } {
+  return { exports: prepare(wasm, Number.MAX_SAFE_INTEGER).exports };
+}
+
+/** Compiles and instantiates the plugin once (in a worker); calls reuse that instance until a failure discards it. */
+export async function loadPlugin(
+  wasm: Uint8Array,
+  sandbox: PluginSandbox,
+  limits: PluginLimits,
+): Promise<PluginInstance> {
+  const prepared = prepare(wasm, limits.maxMemoryPages);
+  let module: WebAssembly.Module;
+  try {
+    module = await WebAssemblyApi.compile(prepared.bytes);
+    // Link and initialise memory and tables here, with inert imports and without running code (there is no start
+    // section any more), so that a module failing this never reaches the worker.
+    new WebAssemblyApi.Instance(module, {
+      [EXTISM_ENV]: Object.fromEntries([...HOST_FUNCTIONS].map((n) => [n, () => 0])),
+    });
+  } catch (error) {
+    throw new PluginCallError("invalid_module", `the module cannot be instantiated: ${messageOf(error)}`);
+  }
+  const instance = new SandboxedPlugin(module, prepared, sandbox, limits);
+  await instance.warmUp();
+  return instance;
+}
+
+function prepare(wasm: Uint8Array, maxMemoryPages: number): PreparedWasm {
+  try {
+    const prepared = prepareWasm(wasm, maxMemoryPages);
+    const foreign = prepared.imports.find((i) => i.module !== EXTISM_ENV || !HOST_FUNCTIONS.has(i.name));
+    if (foreign)
+      throw new WasmBinaryError(`imports ${foreign.module}.${foreign.name}, which the sandbox does not provide`);
+    // The SDK runs hs_init while instantiating in the worker, outside any timeout.
+    if (prepared.exports.includes("hs_init")) throw new WasmBinaryError("modules exporting hs_init are not supported");
+    return prepared;
+  } catch (error) {
+    if (error instanceof WasmBinaryError) throw new PluginCallError("invalid_module", error.message);
+    throw new PluginCallError("invalid_module", `unreadable module: ${messageOf(error)}`);
+  }
+}
+
+/** One running call: how to end it early and what its host side saw. */
+interface CallState {
+  interrupt(error: PluginCallError): void;
+  readonly fetches: AbortController;
+  denial: string | null;
+  lastErrorLog: string | null;
+}
+
+/** A live worker; the SDK's BackgroundPlugin keeps its Worker public but untyped. */
+interface Live {
+  plugin: Plugin;
+  worker: Worker;
+}
+
+class SandboxedPlugin implements PluginInstance {
+  readonly #module: WebAssembly.Module;
+  readonly #prepared: PreparedWasm;
+  readonly #sandbox: PluginSandbox;
+  readonly #limits: PluginLimits;
+  #live: Live | null = null;
+  #queue: Promise<unknown> = Promise.resolve();
+  #current: CallState | null = null;
+  #closed = false;
+
+  constructor(module: WebAssembly.Module, prepared: PreparedWasm, sandbox: PluginSandbox, limits: PluginLimits) {
+    this.#module = module;
+    this.#prepared = prepared;
+    this.#sandbox = sandbox;
+    this.#limits = limits;
+  }
+
+  /** Starts the worker at load so the first call pays no start-up, and a failing start function fails the load. */
+  warmUp(): Promise<void> {
+    return this.#enqueue(async () => {
+      try {
+        await this.#run(async () => {
+          await this.#ensureLive();
+        });
+      } catch (error) {
+        await this.close();
+        throw error;
+      }
+    });
+  }
+
+  call(exportName: string, input: string, signal?: AbortSignal): Promise<string> {
+    return this.#enqueue(() => {
+      if (!this.#prepared.exports.includes(exportName)) {
+        throw new PluginCallError(
+          "missing_export",
+          `the plugin has no exported function ${JSON.stringify(exportName)}`,
+        );
+      }
+      return this.#run(async () => {
+        const live = await this.#ensureLive();
+        const output = await live.plugin.call(exportName, input);
+        const bytes = output ? output.bytes() : new Uint8Array();
+        if (bytes.byteLength > this.#limits.maxOutputBytes) {
+          throw new PluginCallError(
+            "output_too_large",
+            `the plugin returned ${bytes.byteLength} bytes; the limit is ${this.#limits.maxOutputBytes}`,
+          );
+        }
+        // Drop the call's input and output blocks (the SDK keeps every block until a reset).
+        await live.plugin.reset();
+        return new TextDecoder().decode(bytes);
+      }, signal);
+    });
+  }
+
+  async exports(): Promise<string[]> {
+    return [...this.#prepared.exports];
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#current?.interrupt(new PluginCallError("cancelled", "the plugin was closed"));
+    this.#discard();
+  }
+
+  #enqueue<T>(job: () => Promise<T> | T): Promise<T> {
+    const result = this.#queue.then(() => {
+      if (this.#closed) throw new PluginCallError("cancelled", "the plugin was closed");
+      return job();
+    });
+    this.#queue = result.catch(() => undefined);
+    return result;
+  }
+
+  /** Runs `body` as the current call under the timeout and `signal`; every failure becomes a PluginCallError. */
+  async #run<T>(body: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    if (signal?.aborted) throw new PluginCallError("cancelled", "the call was cancelled before it started");
+    let interrupt: (error: PluginCallError) => void = () => undefined;
+    const interrupted = new Promise<never>((_, reject) => {
+      interrupt = reject;
+    });
+    const state: CallState = { interrupt, fetches: new AbortController(), denial: null, lastErrorLog: null };
+    const stop = (error: PluginCallError) => {
+      state.fetches.abort(error);
+      this.#discard();
+      interrupt(error);
+    };
+    state.interrupt = stop;
+    const timer = setTimeout(
+      () => stop(new PluginCallError("timeout", `the plugin ran longer than ${this.#limits.timeoutMs} ms`)),
+      this.#limits.timeoutMs,
+    );
+    const onAbort = () => stop(new PluginCallError("cancelled", "the call was cancelled"));
+    signal?.addEventListener("abort", onAbort, { once: true });
+    this.#current = state;
+    try {
+      return await Promise.race([body(), interrupted]);
+    } catch (error) {
+      throw this.#failure(error, state);
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+      this.#current = null;
+    }
+  }
+
+  /** Maps what the SDK threw to a PluginCallError; any failure but a plugin-reported error discards the worker. */
+  #failure(error: unknown, state: CallState): PluginCallError {
+    if (error instanceof PluginCallError) {
+      if (error.kind !== "output_too_large") this.#discard();
+      return error;
+    }
+    const message = messageOf(error);
+    if (message.startsWith(SDK_PLUGIN_ERROR)) {
+      return new PluginCallError("trap", clip(message.slice(SDK_PLUGIN_ERROR.length)));
+    }
+    this.#discard();
+    if (state.denial) return new PluginCallError("denied", clip(state.denial));
+    if (SDK_HOST_DENIED.test(message)) return new PluginCallError("denied", clip(message.replace(/^Call error: /, "")));
+    const detail = state.lastErrorLog ? `${state.lastErrorLog} (${message})` : message;
+    return new PluginCallError("trap", clip(`the plugin failed: ${detail}`));
+  }
+
+  async #ensureLive(): Promise<Live> {
+    if (this.#live) return this.#live;
+    const plugin = await createPlugin(
+      { wasm: [{ module: this.#module }] },
+      {
+        runInWorker: true,
+        useWasi: false,
+        allowedPaths: {},
+        allowedHosts: [...this.#sandbox.allowedHosts],
+        config: { ...this.#sandbox.config },
+        fetch: (input, init) => this.#fetch(input, init),
+        logger: this.#logger(),
+        functions: {},
+      },
+    );
+    const worker = (plugin as unknown as { worker: Worker }).worker;
+    const live: Live = { plugin, worker };
+    // The SDK does not listen for worker errors; an unhandled one would crash the daemon.
+    worker.on("error", (error: Error & { code?: string }) => {
+      const kind = error.code === "ERR_WORKER_OUT_OF_MEMORY" ? "memory" : "trap";
+      this.#lost(live, new PluginCallError(kind, clip(`the plugin worker failed: ${error.message}`)));
+    });
+    worker.on("exit", () => this.#lost(live, new PluginCallError("trap", "the plugin worker exited")));
+    this.#live = live;
+    if (this.#prepared.startExport) await plugin.call(this.#prepared.startExport, "");
+    return live;
+  }
+
+  #lost(live: Live, error: PluginCallError): void {
+    if (this.#live !== live) return;
+    this.#live = null;
+    this.#current?.interrupt(error);
+  }
+
+  /** Terminates the current worker, if any; the next call starts a fresh one. */
+  #discard(): void {
+    const live = this.#live;
+    this.#live = null;
+    if (live) void live.plugin.close();
+  }
+
+  /** The SDK's fetch hook: runs after its allowedHosts check; a refusal is recorded so the call fails as denied. */
+  async #fetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
+    const state = this.#current;
+    if (!state) throw new Error("HTTP request outside a plugin call");
+    try {
+      const url = new URL(input instanceof Request ? input.url : input);
+      if (url.protocol !== "http:" && url.protocol !== "https:")
+        throw new Error(`${url.protocol} URLs are not allowed`);
+      return await this.#sandbox.fetch(url, { ...init, signal: state.fetches.signal });
+    } catch (error) {
+      state.denial ??= `HTTP request refused: ${messageOf(error)}`;
+      throw error;
+    }
+  }
+
+  /** Plugin log lines: the last error line explains a following trap (the test plugins' abort handler logs there). */
+  #logger(): Console {
+    const keepError = (message: unknown) => {
+      if (this.#current) this.#current.lastErrorLog = clip(String(message));
+    };
+    const ignore = () => undefined;
+    return { error: keepError, warn: ignore, info: ignore, debug: ignore, log: ignore } as unknown as Console;
+  }
+}
+
+function messageOf(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  if (error && typeof error === "object" && "message" in error) return String(error.message);
+  return String(error);
+}
+
+function clip(text: string): string {
+  return text.length > MAX_MESSAGE ? `${text.slice(0, MAX_MESSAGE)}…` : text;
+}

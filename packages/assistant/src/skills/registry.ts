@@ -1,0 +1,251 @@
+import {
+  closeSync,
+  constants,
+  type Dirent,
+  lstatSync,
+  openSync,
+  readdirSync,
+  readSync,
+  rmSync,
+  statSync,
+} from "node:fs";
+import { join, relative, sep } from "node:path";
+import type { EventLog } from "../events/eventLog.ts";
+import type { Logger } from "../log/logger.ts";
+import { loadRules, type RoutingRule } from "../plugins/routingRules.ts";
+import { AppError } from "../util/errors.ts";
+import {
+  MAX_SKILL_JSON_BYTES,
+  MAX_SKILL_MD_BYTES,
+  parseSkillJson,
+  parseSkillMd,
+  type SkillCatalog,
+  type SkillDocument,
+  SkillInvalid,
+} from "./skillFile.ts";
+
+// The installed skills: every data_dir/skills/<name>/SKILL.md, scanned at start and on reload. A skill that does
+// not parse is listed with its reason and skipped whole. The agent sees only the compact index (name and
+// description); a skill's body enters a prompt only when the agent loads it (progressive disclosure).
+
+export const SKILL_FOLDERS = ["references", "scripts", "assets"] as const;
+/** Files listed per skill folder: enough to find a reference, never a full tree dump. */
+const MAX_LISTED_FILES = 200;
+/** A file the agent reads out of a skill folder (use_skill with `file`). */
+export const MAX_SKILL_FILE_BYTES = 256 * 1024;
+
+export interface Skill extends SkillDocument {
+  /** The skill's folder. */
+  path: string;
+  catalog: SkillCatalog | null;
+  /** Files under references/, scripts/ and assets/, relative to the folder, `/`-separated. */
+  files: string[];
+}
+
+/** A skill as the API lists it (no body). */
+export type SkillInfo = Omit<Skill, "body"> & { body_chars: number };
+
+export interface InvalidSkill {
+  folder: string;
+  reason: string;
+}
+
+export interface ReloadResult {
+  loaded: string[];
+  invalid: InvalidSkill[];
+}
+
+export class SkillRegistry {
+  readonly #dir: string;
+  readonly #events: Pick<EventLog, "emit"> | undefined;
+  readonly #logger: Pick<Logger, "warn"> | undefined;
+  #skills = new Map<string, Skill>();
+  #invalid: InvalidSkill[] = [];
+  #rules: RoutingRule[] = [];
+
+  constructor(options: { dir: string; events?: Pick<EventLog, "emit">; logger?: Pick<Logger, "warn"> }) {
+    this.#dir = options.dir;
+    this.#events = options.events;
+    this.#logger = options.logger;
+    this.#scan();
+  }
+
+  get dir(): string {
+    return this.#dir;
+  }
+
+  /** Rescans the folder (`/skills reload`, `POST /api/skills/reload`, after an install or uninstall). */
+  reload(): ReloadResult {
+    this.#scan();
+    const result = { loaded: [...this.#skills.keys()], invalid: this.#invalid };
+    this.#events?.emit("skills_reloaded", { loaded: result.loaded.length, invalid: result.invalid.length });
+    return result;
+  }
+
+  list(): SkillInfo[] {
+    return [...this.#skills.values()].map(({ body, ...rest }) => ({ ...rest, body_chars: body.length }));
+  }
+
+  invalid(): InvalidSkill[] {
+    return this.#invalid;
+  }
+
+  get(name: string): Skill | undefined {
+    return this.#skills.get(name);
+  }
+
+  /** Routing rules the skills declare in skill.json. */
+  rules(): RoutingRule[] {
+    return this.#rules;
+  }
+
+  /** The compact index the system prompt carries; empty when no skill is installed. */
+  index(): string {
+    if (this.#skills.size === 0) return "";
+    const lines = ["Skills (call use_skill with the name to read one before following it):"];
+    for (const s of this.#skills.values()) lines.push(`- ${s.name}: ${s.description}`);
+    return lines.join("\n");
+  }
+
+  /** A file of a skill's references/, scripts/ or assets/ as text. */
+  readFile(name: string, file: string): string {
+    const skill = this.#require(name);
+    const normalised = file.replaceAll("\\", "/").replace(/^\.\//, "");
+    if (!skill.files.includes(normalised)) {
+      throw new AppError(
+        "not_found",
+        `skill ${name} has no file ${file}; its files: ${skill.files.join(", ") || "none"}`,
+      );
+    }
+    return readSmallFile(join(skill.path, ...normalised.split("/")), MAX_SKILL_FILE_BYTES, `${name}/${normalised}`);
+  }
+
+  /** Removes a skill's folder, valid or not (`/skills uninstall`, `DELETE /api/skills/:name`). */
+  uninstall(name: string): void {
+    if (!/^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}$/.test(name)) {
+      throw new AppError("invalid_request", `"${name.slice(0, 80)}" is not a skill name`, { field: "name" });
+    }
+    const known = this.#skills.has(name) || this.#invalid.some((i) => i.folder === name);
+    if (!known) throw new AppError("not_found", `no skill named ${name} is installed`);
+    rmSync(join(this.#dir, name), { recursive: true, force: true });
+    this.#events?.emit("skill_uninstalled", { name });
+    this.reload();
+  }
+
+  #require(name: string): Skill {
+    const skill = this.#skills.get(name);
+    if (!skill) {
+      const known = [...this.#skills.keys()];
+      throw new AppError(
+        "not_found",
+        `no skill named ${name}${known.length ? `; installed: ${known.join(", ")}` : "; none is installed"}`,
+      );
+    }
+    return skill;
+  }
+
+  #scan(): void {
+    const skills = new Map<string, Skill>();
+    const invalid: InvalidSkill[] = [];
+    const rules: RoutingRule[] = [];
+    let entries: Dirent[] = [];
+    try {
+      entries = readdirSync(this.#dir, { withFileTypes: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") {
+        this.#logger?.warn("cannot read the skills folder", { dir: this.#dir, error: (error as Error).message });
+      }
+    }
+    for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+      // Dot folders are installs in progress (and editor or VCS leftovers), never skills.
+      if (entry.name.startsWith(".")) continue;
+      const path = join(this.#dir, entry.name);
+      if (!isDirectory(path)) continue;
+      try {
+        const skill = loadSkill(path, entry.name);
+        const skillRules = skill.catalog?.routing_rules
+          ? loadRules(
+              skill.catalog.routing_rules,
+              { kind: "skill", id: skill.name },
+              { kind: "skill", name: skill.name },
+            )
+          : [];
+        skills.set(skill.name, skill);
+        rules.push(...skillRules);
+      } catch (error) {
+        const reason = error instanceof SkillInvalid || error instanceof AppError ? error.message : String(error);
+        invalid.push({ folder: entry.name, reason });
+        this.#logger?.warn("skill skipped", { folder: entry.name, reason });
+      }
+    }
+    this.#skills = skills;
+    this.#invalid = invalid;
+    this.#rules = rules;
+  }
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** Reads and checks one skill folder; throws SkillInvalid with the reason. */
+export function loadSkill(path: string, folder: string): Skill {
+  const md = optionalFile(join(path, "SKILL.md"), MAX_SKILL_MD_BYTES, "SKILL.md");
+  if (md === null) throw new SkillInvalid("the folder has no SKILL.md (uppercase file name)");
+  const doc = parseSkillMd(md, folder);
+  const json = optionalFile(join(path, "skill.json"), MAX_SKILL_JSON_BYTES, "skill.json");
+  return { ...doc, path, catalog: json === null ? null : parseSkillJson(json), files: listSkillFiles(path) };
+}
+
+function optionalFile(path: string, maxBytes: number, label: string): string | null {
+  try {
+    if (!lstatSync(path).isFile()) throw new SkillInvalid(`${label} is not a regular file`);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw error;
+  }
+  return readSmallFile(path, maxBytes, label);
+}
+
+/** Reads a regular file up to `maxBytes` (never follows a symlink at the last step). */
+function readSmallFile(path: string, maxBytes: number, label: string): string {
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+  try {
+    const buffer = Buffer.alloc(maxBytes + 1);
+    let length = 0;
+    for (;;) {
+      const n = readSync(fd, buffer, length, buffer.length - length, null);
+      if (n === 0) break;
+      length += n;
+      if (length > maxBytes) throw new SkillInvalid(`${label} is larger than ${Math.round(maxBytes / 1024)} KiB`);
+    }
+    return buffer.subarray(0, length).toString("utf8");
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Regular files under the optional folders, without following symlinks. */
+function listSkillFiles(root: string): string[] {
+  const files: string[] = [];
+  const walk = (dir: string, depth: number) => {
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+      if (files.length >= MAX_LISTED_FILES) return;
+      const path = join(dir, e.name);
+      if (e.isFile()) files.push(relative(root, path).split(sep).join("/"));
+      else if (e.isDirectory() && depth < 4) walk(path, depth + 1);
+    }
+  };
+  for (const folder of SKILL_FOLDERS) walk(join(root, folder), 0);
+  return files;
+}
