@@ -4,6 +4,8 @@ import type { DaemonSelf } from "../doctor/types.ts";
 import type { EventLog } from "../events/eventLog.ts";
 import type { LlmServices } from "../llm/service.ts";
 import type { Logger } from "../log/logger.ts";
+import type { PluginRegistry } from "../plugins/registry.ts";
+import type { MessageRouting } from "../plugins/routing.ts";
 import type { SkillRegistry } from "../skills/registry.ts";
 import type { Db } from "../store/database.ts";
 import type { ToolServices } from "../tools/service.ts";
@@ -13,7 +15,7 @@ import { createOrchestrator } from "./orchestrator.ts";
 import { systemPrompt } from "./prompt.ts";
 import type { SessionStore } from "./sessions.ts";
 import { runSlashCommand, type SlashContext } from "./slashCommands.ts";
-import { TaskService } from "./taskService.ts";
+import { type MessageRoute, TaskService } from "./taskService.ts";
 import { TaskStore } from "./tasks.ts";
 
 // The agent as the daemon builds it: the task service over the router and tools, the conversation entry point
@@ -44,6 +46,10 @@ export function createAgentServices(options: {
   restart?: () => void;
   /** Installed skills: their index joins the system prompt; /skills manages them. */
   skills: SkillRegistry;
+  /** Installed plugins, for /plugins and /reload. */
+  plugins: PluginRegistry;
+  /** Routing rules of plugins and skills. */
+  routing: MessageRouting;
 }): AgentServices {
   const { paths, sessions, llm } = options;
   const profile = loadConfig("agent_profile", paths);
@@ -62,6 +68,7 @@ export function createAgentServices(options: {
       return index ? `${prompt}\n${index}` : prompt;
     },
     agentName: profile.name,
+    route: (message) => routeMessage(options.routing, options.skills, message),
   });
   agent.setOrchestrator(
     createOrchestrator({
@@ -82,6 +89,7 @@ export function createAgentServices(options: {
     env: options.env,
     vault: options.vault,
     skills: options.skills,
+    plugins: options.plugins,
     ...(options.self ? { self: options.self } : {}),
     ...(options.restart ? { restart: options.restart } : {}),
   });
@@ -91,4 +99,14 @@ export function createAgentServices(options: {
     runCommand: (line, sessionId) => runSlashCommand(line, slash(sessionId)),
   });
   return { agent, conversation };
+}
+
+/** What a matching routing rule means for a message: a task type (an agent id is one too) or a skill to follow. */
+function routeMessage(routing: MessageRouting, skills: SkillRegistry, message: string): MessageRoute | null {
+  const match = routing.match(message);
+  if (!match) return null;
+  const { target } = match.rule;
+  if (target.kind !== "skill") return { taskType: target.name };
+  const skill = skills.get(target.name);
+  return skill ? { instructions: { source: `skill ${skill.name}`, text: skill.body } } : null;
 }

@@ -7,6 +7,8 @@ import { formatEmbedded, formatMetrics, formatModels, formatRoutes } from "../ll
 import { listAllModels } from "../llm/models.ts";
 import { editableRouterFile, listRoutes, setRoute } from "../llm/routeEditor.ts";
 import type { LlmServices } from "../llm/service.ts";
+import { formatPluginReload, formatPlugins } from "../plugins/format.ts";
+import type { PluginRegistry } from "../plugins/registry.ts";
 import { getEnvSetting, listEnvSettings, MASKED, setEnvSetting } from "../setup/envSettings.ts";
 import { formatReload, formatSkills } from "../skills/format.ts";
 import type { SkillRegistry } from "../skills/registry.ts";
@@ -31,6 +33,7 @@ export interface SlashContext {
   /** Who the daemon is, so the /doctor port check recognises it. */
   self?: () => DaemonSelf;
   skills: Pick<SkillRegistry, "list" | "invalid" | "reload" | "uninstall">;
+  plugins: Pick<PluginRegistry, "list" | "invalid" | "reload">;
   /** Only under the supervisor (`assistant start`): stops the daemon so the supervisor starts it again at once. */
   restart?: () => void;
 }
@@ -203,6 +206,19 @@ const COMMANDS: SlashCommand[] = [
       }
       return "usage: /skills [list|reload|uninstall <name>]";
     },
+  },
+  {
+    names: ["plugins"],
+    usage: "/plugins",
+    summary: "installed plugins with their reputation",
+    run: (args, ctx) =>
+      args.length === 0 ? formatPlugins(ctx.plugins.list(), ctx.plugins.invalid()) : "usage: /plugins",
+  },
+  {
+    names: ["reload"],
+    usage: "/reload",
+    summary: "reload plugins (no daemon restart)",
+    run: async (args, ctx) => (args.length === 0 ? formatPluginReload(await ctx.plugins.reload()) : "usage: /reload"),
   },
   {
     names: ["restart"],

@@ -66,6 +66,17 @@ export interface TaskServiceDeps {
   systemPrompt: () => string;
   /** The main agent's name (agent_profile.json), for GET /api/agents. */
   agentName?: string;
+  /**
+   * Routing rules of plugins and skills: a message that arrives without a task type and matches one goes to the
+   * rule's task type or agent, or gets the rule's skill instructions in its prompt.
+   */
+  route?: (message: string) => MessageRoute | null;
+}
+
+export interface MessageRoute {
+  taskType?: string;
+  /** Instructions added to the prompt (a skill's body), with where they come from. */
+  instructions?: { source: string; text: string };
 }
 
 interface Running {
@@ -128,7 +139,7 @@ export class TaskService {
         sessionId: session.id,
         message,
         origin: request.origin,
-        taskType: request.taskType ?? classifyMessage(message).category,
+        taskType: request.taskType ?? this.#deps.route?.(message)?.taskType ?? classifyMessage(message).category,
         ...(request.parentId ? { parentId: request.parentId } : {}),
       });
       this.#emit(
@@ -396,7 +407,11 @@ export class TaskService {
         };
       }
     }
-    const prompt = buildPrompt(this.#deps.systemPrompt(), history.summary, history.messages, message);
+    const instructions = this.#deps.route?.(message)?.instructions;
+    const system = instructions
+      ? `${this.#deps.systemPrompt()}\nThis request matches ${instructions.source}; follow it:\n${instructions.text}`
+      : this.#deps.systemPrompt();
+    const prompt = buildPrompt(system, history.summary, history.messages, message);
     // Only tools the policy could let run are offered: a blocked tool only invites useless calls and costs context.
     const usable = new Set(
       this.#deps.tools

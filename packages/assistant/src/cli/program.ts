@@ -7,6 +7,7 @@ import { registerDaemonCommands } from "./daemon.ts";
 import { registerModelsCommands } from "./models.ts";
 import { registerPathsCommand } from "./paths.ts";
 import { registerPermissionsCommands } from "./permissions.ts";
+import { registerPluginCommands } from "./plugin.ts";
 import { registerRouterCommands } from "./router.ts";
 import { registerSetupCommands } from "./setup.ts";
 import { registerSkillCommands } from "./skill.ts";
@@ -27,6 +28,7 @@ const registrations: Array<(program: Command, ctx: CliContext) => void> = [
   registerPermissionsCommands,
   registerToolsetCommands,
   registerSkillCommands,
+  registerPluginCommands,
   registerTaskCommands,
 ];
 

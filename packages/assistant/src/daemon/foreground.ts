@@ -11,6 +11,8 @@ import { validateConfigFiles } from "../config/validate.ts";
 import { EventLog } from "../events/eventLog.ts";
 import { createLlmServices } from "../llm/service.ts";
 import { createLogger } from "../log/logger.ts";
+import { MessageRouting } from "../plugins/routing.ts";
+import { createPluginServices } from "../plugins/setup.ts";
 import { processAlive, readDaemonInfo, removeDaemonInfo, writeDaemonInfo } from "../runtime/daemonInfo.ts";
 import type { Services } from "../runtime/services.ts";
 import { buildApp } from "../server/app.ts";
@@ -104,6 +106,23 @@ export async function startDaemon(env: NodeJS.ProcessEnv = process.env): Promise
   }
   const tools = createToolServices({ paths, env, vault, approvals, events, logger });
   const skills = createSkillServices({ paths, env, tools, queue: approvals.queue, events, logger });
+  let plugins: ReturnType<typeof createPluginServices>;
+  try {
+    plugins = createPluginServices({
+      db,
+      paths,
+      env,
+      events,
+      logger,
+      tools: tools.registry,
+      secret: (key) => (vault.has(key) ? vault.get(key) : null),
+    });
+  } catch (error) {
+    approvals.close();
+    db.close();
+    throw new StartupError((error as Error).message);
+  }
+  const routing = new MessageRouting([() => plugins.registry.rules(), () => skills.registry.rules()]);
   const startedAt = new Date();
   let requestRestart = () => {};
   const restartRequested = new Promise<void>((resolve) => (requestRestart = resolve));
@@ -120,6 +139,8 @@ export async function startDaemon(env: NodeJS.ProcessEnv = process.env): Promise
       logger,
       vault,
       skills: skills.registry,
+      plugins: plugins.registry,
+      routing,
       self: () => ({ pid: process.pid, port: boundPort }),
       // The reply goes out first: the stop begins a moment later and lets in-flight requests finish.
       ...(supervised ? { restart: () => setTimeout(requestRestart, 200) } : {}),
@@ -153,6 +174,8 @@ export async function startDaemon(env: NodeJS.ProcessEnv = process.env): Promise
     approvals,
     tools,
     skills,
+    plugins,
+    routing,
     port: () => boundPort,
   };
 
@@ -202,6 +225,7 @@ export async function startDaemon(env: NodeJS.ProcessEnv = process.env): Promise
       logger.info("shutting down", { reason });
       events.emit("daemon_stopping", { reason });
       skills.service.close();
+      await plugins.registry.close();
       tools.runner.close(); // running commands are killed, calls waiting for approval end
       await agent.close(); // running tasks end as cancelled; queued ones wait for the next start
       await app.close(); // stops accepting, lets in-flight requests finish, ends event streams

@@ -8,6 +8,8 @@ import type { DaemonSettings } from "../config/settings.ts";
 import type { EventLog } from "../events/eventLog.ts";
 import type { LlmServices } from "../llm/service.ts";
 import type { Logger } from "../log/logger.ts";
+import type { MessageRouting } from "../plugins/routing.ts";
+import type { PluginServices } from "../plugins/setup.ts";
 import type { SkillServices } from "../skills/setup.ts";
 import type { Db } from "../store/database.ts";
 import type { ApprovalServices } from "../tools/approvals/services.ts";
@@ -41,6 +43,10 @@ export interface Services {
   tools: ToolServices;
   /** Installed skills (SKILL.md folders) and the installer. */
   skills: SkillServices;
+  /** Installed WASM plugins and their reputation. */
+  plugins: PluginServices;
+  /** Routing rules of plugins and skills. */
+  routing: MessageRouting;
   /** The port actually bound (differs from settings.port when that is 0). */
   port(): number;
 }

@@ -14,6 +14,7 @@ import { eventRoutes } from "./routes/events.ts";
 import { messageRoutes } from "./routes/message.ts";
 import { openaiRoutes } from "./routes/openai.ts";
 import { permissionRoutes } from "./routes/permissions.ts";
+import { pluginRoutes } from "./routes/plugins.ts";
 import { routerRoutes } from "./routes/router.ts";
 import { skillRoutes } from "./routes/skills.ts";
 import { systemRoutes } from "./routes/system.ts";
@@ -39,6 +40,7 @@ export function allRoutes(services: Services): RouteSpec[] {
     ...permissionRoutes(services),
     ...toolRoutes(services),
     ...skillRoutes(services),
+    ...pluginRoutes(services),
     ...openaiRoutes(services),
   );
   return routes;

@@ -157,4 +157,26 @@ export const MIGRATIONS: Migration[] = [
       ALTER TABLE sessions ADD COLUMN summary_seq INTEGER NOT NULL DEFAULT 0;
     `,
   },
+  {
+    version: 5,
+    name: "plugin reputation",
+    sql: `
+      -- One row per plugin that has run (SPEC.md "Plugin" record): the outcome counts, the score derived from
+      -- them, and whether reputation switched the plugin off (and why). Reset puts the row back to a clean start.
+      CREATE TABLE plugin_reputation (
+        plugin_id      TEXT PRIMARY KEY,
+        score          REAL NOT NULL,
+        successes      INTEGER NOT NULL DEFAULT 0,
+        failures       INTEGER NOT NULL DEFAULT 0,
+        timeouts       INTEGER NOT NULL DEFAULT 0,
+        traps          INTEGER NOT NULL DEFAULT 0,
+        denied         INTEGER NOT NULL DEFAULT 0,
+        feedback_up    INTEGER NOT NULL DEFAULT 0,
+        feedback_down  INTEGER NOT NULL DEFAULT 0,
+        disabled       INTEGER NOT NULL DEFAULT 0,
+        disabled_reason TEXT,
+        updated_at     TEXT NOT NULL
+      );
+    `,
+  },
 ];

@@ -190,6 +190,9 @@ export class ToolRunner {
     };
     const withQueue = () => (queueItemId ? { queue_item_id: queueItemId } : {});
     try {
+      // A tool without a resource (message, web_search, plugin tools, use_skill) is asked about as a whole here,
+      // so no such tool can forget to ask; resource tools ask per path, command or host inside execute.
+      if (tool.resource === "none") await ctx.permit({ kind: "tool", tool: name });
       const out = await tool.execute(parsed.data, ctx);
       const cut = truncateOutput(redact(out.text));
       const text = out.untrusted ? markUntrusted(cut.text, out.untrusted) : cut.text;

@@ -103,6 +103,15 @@ beforeAll(async () => {
     join(dataDir, "skills", "manual", "SKILL.md"),
     "---\nname: manual\ndescription: Hand-installed.\n---\nMANUAL-BODY\n",
   );
+  mkdirSync(join(dataDir, "skills", "routed"), { recursive: true });
+  writeFileSync(
+    join(dataDir, "skills", "routed", "SKILL.md"),
+    "---\nname: routed\ndescription: Tides.\n---\nROUTED-BODY\n",
+  );
+  writeFileSync(
+    join(dataDir, "skills", "routed", "skill.json"),
+    JSON.stringify({ routing_rules: [{ keywords: ["tide tables"] }] }),
+  );
   mkdirSync(join(dataDir, "skills", "broken"), { recursive: true });
   writeFileSync(join(dataDir, "skills", "broken", "SKILL.md"), "---\nname: broken\n---\nno description\n");
   daemon = await startDaemon(
@@ -124,7 +133,7 @@ describe("skills over HTTP", () => {
   it("lists loaded skills and skipped folders with the reason", async () => {
     const res = await api("GET", "/api/skills");
     expect(res.status).toBe(200);
-    expect(res.json().items.map((s: { name: string }) => s.name)).toEqual(["manual"]);
+    expect(res.json().items.map((s: { name: string }) => s.name)).toEqual(["manual", "routed"]);
     expect(res.json().invalid).toEqual([
       { folder: "broken", reason: expect.stringContaining("`description` is required") },
     ]);
@@ -265,5 +274,15 @@ describe("skills in chat and the CLI", () => {
     expect(bodies[0]).toContain("- manual: Hand-installed.");
     expect(bodies[0]).not.toContain("MANUAL-BODY");
     expect(bodies[1]).toContain("MANUAL-BODY");
+  });
+
+  it("puts a skill's instructions in the prompt when its routing rule matches the message", async () => {
+    const rules = (
+      await api("POST", "/api/plugins/routing_rules/match", { message: "Print the tide tables please" })
+    ).json();
+    expect(rules).toMatchObject({ matched: true, target: { kind: "skill", name: "routed" } });
+    const before = llm.requests.length;
+    await api("POST", "/api/message", { message: "Print the tide tables please", wait: true });
+    expect(JSON.stringify(llm.requests[before]!.body)).toContain("ROUTED-BODY");
   });
 });

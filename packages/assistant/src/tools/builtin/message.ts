@@ -18,7 +18,6 @@ export const messageTool = defineTool({
     text: z.string().min(1).max(4000).describe("The message text"),
   }),
   async execute(args, ctx) {
-    await ctx.permit({ kind: "tool", tool: "message" });
     const configured = ctx.env.ASSISTANT_MESSAGE_WEBHOOK_URL?.trim();
     if (!configured) throw new ToolFailure(NO_WEBHOOK);
     let url: URL;

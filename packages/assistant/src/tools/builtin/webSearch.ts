@@ -29,7 +29,6 @@ export const webSearchTool = defineTool({
     query: z.string().trim().min(1).max(500).describe("What to search for"),
   }),
   async execute(args, ctx) {
-    await ctx.permit({ kind: "tool", tool: "web_search" });
     const key = ctx.secret("search_api_key") ?? (ctx.env.SEARCH_API_KEY?.trim() || null);
     if (!key) throw new ToolFailure(NO_KEY);
     const base = ctx.env.ASSISTANT_WEB_SEARCH_URL?.trim() || DEFAULT_SEARCH_URL;

@@ -1,0 +1,50 @@
+import type { SkillInfo } from "../skills/registry.ts";
+import type { PluginInfo } from "./registry.ts";
+
+// `assistant plugin catalog` / GET /api/plugins/catalog: every installed extension, plugins and skills, with the
+// catalog metadata a user weighs before trusting one (author, version, trust level, compatibility, status).
+
+export interface CatalogEntry {
+  type: "plugin" | "skill";
+  id: string;
+  name: string;
+  version: string | null;
+  kind: string;
+  description: string;
+  author: string | null;
+  trust_level: string | null;
+  compat_status: string | null;
+  tags: string[];
+  status: string;
+}
+
+export function catalogEntries(plugins: readonly PluginInfo[], skills: readonly SkillInfo[]): CatalogEntry[] {
+  return [
+    ...plugins.map((p) => ({
+      type: "plugin" as const,
+      id: p.plugin_id,
+      name: p.name,
+      version: p.version,
+      kind: p.kind,
+      description: p.description,
+      author: p.author,
+      trust_level: p.trust_level,
+      compat_status: null,
+      tags: [],
+      status: p.disabled_by_reputation ? "disabled by reputation" : "enabled",
+    })),
+    ...skills.map((s) => ({
+      type: "skill" as const,
+      id: s.catalog?.id ?? s.name,
+      name: s.catalog?.name ?? s.name,
+      version: s.catalog?.version ?? s.metadata.version ?? null,
+      kind: s.catalog?.category ?? "skill",
+      description: s.description,
+      author: s.catalog?.author ?? null,
+      trust_level: s.catalog?.trust_level ?? null,
+      compat_status: s.catalog?.compat_status ?? null,
+      tags: s.catalog?.tags ?? [],
+      status: "installed",
+    })),
+  ];
+}
