@@ -37,6 +37,18 @@ export async function withDaemon<T>(what: string, call: () => Promise<T>): Promi
   }
 }
 
+/** One request to the running daemon, with the not-running and error handling above. */
+export async function daemonRequest<T>(
+  ctx: CliContext,
+  what: string,
+  method: "GET" | "POST" | "PUT" | "DELETE",
+  path: string,
+  body?: unknown,
+): Promise<T> {
+  const client = await connectDaemon(ctx, what);
+  return withDaemon(what, () => client.request<T>(method, path, body));
+}
+
 const KNOWN = new Set([
   "invalid_request",
   "unauthorized",

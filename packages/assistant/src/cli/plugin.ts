@@ -10,9 +10,8 @@ import { type CliContext, output } from "./context.ts";
 export function registerPluginCommands(program: Command, ctx: CliContext): void {
   const plugin = program.command("plugin").description("WASM plugins: sandboxed tools, channels and routers");
   const call = async <T>(what: string, method: "GET" | "POST" | "DELETE", path: string, body?: unknown) => {
-    const { connectDaemon, withDaemon } = await import("./daemonClient.ts");
-    const client = await connectDaemon(ctx, what);
-    return withDaemon(what, () => client.request<T>(method, path, body));
+    const { daemonRequest } = await import("./daemonClient.ts");
+    return daemonRequest<T>(ctx, what, method, path, body);
   };
   plugin
     .command("list")

@@ -9,9 +9,8 @@ import { type CliContext, output } from "./context.ts";
 export function registerSkillCommands(program: Command, ctx: CliContext): void {
   const skill = program.command("skill").description("skills: SKILL.md folders the agent can follow");
   const call = async <T>(what: string, method: "GET" | "POST" | "DELETE", path: string, body?: unknown) => {
-    const { connectDaemon, withDaemon } = await import("./daemonClient.ts");
-    const client = await connectDaemon(ctx, what);
-    return withDaemon(what, () => client.request<T>(method, path, body));
+    const { daemonRequest } = await import("./daemonClient.ts");
+    return daemonRequest<T>(ctx, what, method, path, body);
   };
   skill
     .command("list")

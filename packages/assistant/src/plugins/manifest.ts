@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { parseJsonWith } from "../util/parseJson.ts";
 import { routingRulesSchema } from "./routingRules.ts";
 
 // plugin.json, the manifest beside a plugin's .wasm file: who the plugin is, what kind, which functions it
@@ -89,16 +90,5 @@ export type PluginManifest = z.output<typeof manifestSchema>;
 
 /** Parses plugin.json text; throws an Error whose message names the field. */
 export function parseManifest(text: string): PluginManifest {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new Error(`plugin.json is not valid JSON: ${(error as Error).message}`);
-  }
-  const parsed = manifestSchema.safeParse(value);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new Error(`plugin.json: ${issue.path.join(".") || "(root)"}: ${issue.message}`);
-  }
-  return parsed.data;
+  return parseJsonWith(manifestSchema, text, "plugin.json");
 }

@@ -32,7 +32,7 @@ export const SKILL_FOLDERS = ["references", "scripts", "assets"] as const;
 /** Files listed per skill folder: enough to find a reference, never a full tree dump. */
 const MAX_LISTED_FILES = 200;
 /** A file the agent reads out of a skill folder (use_skill with `file`). */
-export const MAX_SKILL_FILE_BYTES = 256 * 1024;
+export const MAX_SKILL_READ_BYTES = 256 * 1024;
 
 export interface Skill extends SkillDocument {
   /** The skill's folder. */
@@ -117,7 +117,7 @@ export class SkillRegistry {
         `skill ${name} has no file ${file}; its files: ${skill.files.join(", ") || "none"}`,
       );
     }
-    return readSmallFile(join(skill.path, ...normalised.split("/")), MAX_SKILL_FILE_BYTES, `${name}/${normalised}`);
+    return readSmallFile(join(skill.path, ...normalised.split("/")), MAX_SKILL_READ_BYTES, `${name}/${normalised}`);
   }
 
   /** Removes a skill's folder, valid or not (`/skills uninstall`, `DELETE /api/skills/:name`). */

@@ -1,6 +1,7 @@
 import { parseDocument } from "yaml";
 import * as z from "zod";
 import { routingRulesSchema } from "../plugins/routingRules.ts";
+import { parseJsonWith } from "../util/parseJson.ts";
 
 // One skill folder's files read into a checked shape (SPEC.md "Skills", the Agent Skills format): SKILL.md with
 // YAML frontmatter between `---` lines (required `name` and `description`) and a Markdown body, and the optional
@@ -119,16 +120,9 @@ export function parseSkillJson(text: string): SkillCatalog {
   if (Buffer.byteLength(text) > MAX_SKILL_JSON_BYTES) {
     throw new SkillInvalid(`skill.json is larger than ${MAX_SKILL_JSON_BYTES / 1024} KiB`);
   }
-  let value: unknown;
   try {
-    value = JSON.parse(text);
+    return parseJsonWith(catalogSchema, text, "skill.json");
   } catch (error) {
-    throw new SkillInvalid(`skill.json is not valid JSON: ${(error as Error).message}`);
+    throw new SkillInvalid((error as Error).message);
   }
-  const parsed = catalogSchema.safeParse(value);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new SkillInvalid(`skill.json: ${issue.path.join(".") || "(root)"}: ${issue.message}`);
-  }
-  return parsed.data;
 }
