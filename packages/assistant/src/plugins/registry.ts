@@ -5,7 +5,6 @@ import {
   mkdirSync,
   mkdtempSync,
   readdirSync,
-  readFileSync,
   renameSync,
   rmSync,
   statSync,
@@ -17,6 +16,7 @@ import type { Logger } from "../log/logger.ts";
 import { safeFetch } from "../tools/safeFetch.ts";
 import { defineTool, type Tool, type ToolContext, ToolDenied, ToolFailure } from "../tools/tool.ts";
 import { AppError } from "../util/errors.ts";
+import { readBoundedFile } from "../util/readBounded.ts";
 import { type PluginManifest, parseManifest } from "./manifest.ts";
 import type { Outcome, Reputation, ReputationStore } from "./reputation.ts";
 import { loadRules, type RoutingRule } from "./routingRules.ts";
@@ -313,7 +313,8 @@ export class PluginRegistry {
   async #call(p: Loaded, tool: string, exportName: string, input: string, ctx: ToolContext): Promise<string> {
     const id = p.manifest.id;
     const reputation = this.#options.reputation;
-    if (reputation.get(id).disabled_by_reputation) throw new ToolFailure(reputation.get(id).disabled_reason!);
+    const state = reputation.get(id);
+    if (state.disabled_by_reputation) throw new ToolFailure(state.disabled_reason!);
     p.instance ??= loadPlugin(p.wasm, this.#sandbox(p), p.limits).catch((error: unknown) => {
       p.instance = null;
       throw error;
@@ -408,17 +409,9 @@ function positive(raw: string | undefined, fallback: number, name: string): numb
 }
 
 function readLimited(path: string, maxBytes: number, label: string): Buffer {
-  let size: number;
-  try {
-    const stat = statSync(path);
-    if (!stat.isFile()) throw new Error(`${label} is not a regular file`);
-    size = stat.size;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") throw new Error(`${label} is missing`);
-    throw error;
-  }
-  if (size > maxBytes) throw new Error(`${label} is larger than ${Math.round(maxBytes / 1048576)} MiB`);
-  return readFileSync(path);
+  const data = readBoundedFile(path, maxBytes, label);
+  if (data === null) throw new Error(`${label} is missing`);
+  return data;
 }
 
 /** The module is valid, cappable, and exports every function the manifest names. */

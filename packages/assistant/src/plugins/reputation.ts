@@ -69,6 +69,8 @@ export class ReputationStore {
   readonly #db: Db;
   readonly #events: Pick<EventLog, "emit">;
   readonly threshold: number;
+  /** Rows as last read or written: tool lookups ask on every call, and only this store writes the table. */
+  readonly #cache = new Map<string, Reputation>();
 
   constructor(db: Db, events: Pick<EventLog, "emit">, threshold: number) {
     this.#db = db;
@@ -77,6 +79,14 @@ export class ReputationStore {
   }
 
   get(pluginId: string): Reputation {
+    const cached = this.#cache.get(pluginId);
+    if (cached) return cached;
+    const reputation = this.#read(pluginId);
+    this.#cache.set(pluginId, reputation);
+    return reputation;
+  }
+
+  #read(pluginId: string): Reputation {
     const row = this.#db.prepare("SELECT * FROM plugin_reputation WHERE plugin_id = ?").get(pluginId) as
       | Row
       | undefined;
@@ -116,6 +126,7 @@ export class ReputationStore {
            disabled = excluded.disabled, disabled_reason = excluded.disabled_reason, updated_at = excluded.updated_at`,
       )
       .run(pluginId, score, before.disabled_by_reputation || disable ? 1 : 0, reason, now);
+    this.#cache.delete(pluginId);
     if (disable) this.#events.emit("plugin_disabled", { plugin_id: pluginId, score, reason: reason! });
     return this.get(pluginId);
   }
@@ -126,12 +137,15 @@ export class ReputationStore {
       pluginId === null
         ? this.#db.prepare("DELETE FROM plugin_reputation").run()
         : this.#db.prepare("DELETE FROM plugin_reputation WHERE plugin_id = ?").run(pluginId);
+    if (pluginId === null) this.#cache.clear();
+    else this.#cache.delete(pluginId);
     this.#events.emit("plugin_reputation_reset", { plugin_id: pluginId });
     return result.changes;
   }
 
   forget(pluginId: string): void {
     this.#db.prepare("DELETE FROM plugin_reputation WHERE plugin_id = ?").run(pluginId);
+    this.#cache.delete(pluginId);
   }
 }
 

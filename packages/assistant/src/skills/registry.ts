@@ -1,19 +1,10 @@
-import {
-  closeSync,
-  constants,
-  type Dirent,
-  lstatSync,
-  openSync,
-  readdirSync,
-  readSync,
-  rmSync,
-  statSync,
-} from "node:fs";
+import { type Dirent, readdirSync, rmSync, statSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import type { EventLog } from "../events/eventLog.ts";
 import type { Logger } from "../log/logger.ts";
 import { loadRules, type RoutingRule } from "../plugins/routingRules.ts";
 import { AppError } from "../util/errors.ts";
+import { readBoundedFile } from "../util/readBounded.ts";
 import {
   MAX_SKILL_JSON_BYTES,
   MAX_SKILL_MD_BYTES,
@@ -117,7 +108,14 @@ export class SkillRegistry {
         `skill ${name} has no file ${file}; its files: ${skill.files.join(", ") || "none"}`,
       );
     }
-    return readSmallFile(join(skill.path, ...normalised.split("/")), MAX_SKILL_READ_BYTES, `${name}/${normalised}`);
+    const label = `${name}/${normalised}`;
+    try {
+      const text = readBoundedFile(join(skill.path, ...normalised.split("/")), MAX_SKILL_READ_BYTES, label);
+      if (text === null) throw new Error(`${label} is gone; reload the skills`);
+      return text.toString("utf8");
+    } catch (error) {
+      throw new AppError("invalid_request", (error as Error).message);
+    }
   }
 
   /** Removes a skill's folder, valid or not (`/skills uninstall`, `DELETE /api/skills/:name`). */
@@ -203,29 +201,9 @@ export function loadSkill(path: string, folder: string): Skill {
 
 function optionalFile(path: string, maxBytes: number, label: string): string | null {
   try {
-    if (!lstatSync(path).isFile()) throw new SkillInvalid(`${label} is not a regular file`);
+    return readBoundedFile(path, maxBytes, label)?.toString("utf8") ?? null;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
-    throw error;
-  }
-  return readSmallFile(path, maxBytes, label);
-}
-
-/** Reads a regular file up to `maxBytes` (never follows a symlink at the last step). */
-function readSmallFile(path: string, maxBytes: number, label: string): string {
-  const fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
-  try {
-    const buffer = Buffer.alloc(maxBytes + 1);
-    let length = 0;
-    for (;;) {
-      const n = readSync(fd, buffer, length, buffer.length - length, null);
-      if (n === 0) break;
-      length += n;
-      if (length > maxBytes) throw new SkillInvalid(`${label} is larger than ${Math.round(maxBytes / 1024)} KiB`);
-    }
-    return buffer.subarray(0, length).toString("utf8");
-  } finally {
-    closeSync(fd);
+    throw new SkillInvalid((error as Error).message);
   }
 }
 
