@@ -13,7 +13,7 @@ export const FINAL_STATUSES: ReadonlySet<TaskStatus> = new Set(["completed", "fa
 export const DELIVERY_MODES = ["steering", "follow_up"] as const;
 export type DeliveryMode = (typeof DELIVERY_MODES)[number];
 /** Where a task came from. */
-export type TaskOrigin = "chat" | "api" | "slash" | "subagent" | "openai";
+export type TaskOrigin = "chat" | "api" | "slash" | "subagent" | "openai" | "schedule" | "mission";
 
 export interface TaskRecord {
   id: string;

@@ -56,6 +56,57 @@ export const EVENT_KINDS = {
   /** A call's outcome lowered the score under the threshold: the plugin is off until its reputation is reset. */
   plugin_disabled: z.object({ plugin_id: z.string(), score: z.number(), reason: z.string() }),
   plugin_reputation_reset: z.object({ plugin_id: z.string().nullable() }),
+  /** Learning (or the remember tool, or the flush before compaction) stored or updated a memory. */
+  memory_learned: z.object({
+    memory_id: z.string(),
+    kind: z.string(),
+    action: z.enum(["created", "updated"]),
+    origin: z.enum(["learning", "tool", "flush"]),
+    preview: z.string(),
+  }),
+  memory_forgotten: z.object({ memory_id: z.string(), kind: z.string(), preview: z.string() }),
+  memory_cleared: z.object({ removed: z.number().int() }),
+  memory_settings_changed: z.object({ learning_enabled: z.boolean() }),
+  schedule_created: z.object({ schedule_id: z.string(), name: z.string(), next_run_at: z.string() }),
+  schedule_deleted: z.object({ schedule_id: z.string(), name: z.string() }),
+  /** A run started as a task; `missed` counts the windows that passed while the daemon was down (run once). */
+  schedule_fired: z.object({
+    schedule_id: z.string(),
+    name: z.string(),
+    task_id: z.string(),
+    scheduled_for: z.string(),
+    missed: z.number().int(),
+  }),
+  /** A due run did not start: the previous run is still going (`overlap`) or the budget is spent (`budget`). */
+  schedule_skipped: z.object({
+    schedule_id: z.string(),
+    name: z.string(),
+    reason: z.enum(["overlap", "budget"]),
+    message: z.string(),
+  }),
+  mission_updated: z.object({ fields: z.array(z.string()) }),
+  mission_state_changed: z.object({
+    status: z.enum(["idle", "running", "paused"]),
+    previous: z.string(),
+    reason: z.string().nullable(),
+  }),
+  /** A heartbeat started a mission cycle as a task. */
+  mission_heartbeat: z.object({ cycle: z.number().int(), task_id: z.string(), task_type: z.string() }),
+  mission_cycle_finished: z.object({
+    cycle: z.number().int(),
+    task_id: z.string(),
+    status: z.string(),
+    reason: z.string().nullable(),
+  }),
+  /** A mission report was written (`interim` while a long cycle still runs). */
+  mission_report: z.object({ cycle: z.number().int(), path: z.string(), interim: z.boolean() }),
+  /** The session token/cost budget stopped a schedule run or the mission; says what to do. */
+  budget_exhausted: z.object({
+    source: z.enum(["schedule", "mission"]),
+    source_id: z.string(),
+    session_id: z.string(),
+    message: z.string(),
+  }),
 } as const;
 
 export type EventKind = keyof typeof EVENT_KINDS;

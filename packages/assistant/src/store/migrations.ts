@@ -179,4 +179,92 @@ export const MIGRATIONS: Migration[] = [
       );
     `,
   },
+  {
+    version: 6,
+    name: "second-brain memory",
+    sql: `
+      -- Durable memories (facts, preferences, people, projects, decisions) learned from conversations or stored
+      -- by the remember tool. dedupe_key is the normalised content of the item, so learning the same thing again
+      -- updates it instead of adding a copy; the source says where it was learned. seq is the rowid the text
+      -- index and the vector index (a sqlite-vec table made at run time, sized by the embedder) refer to.
+      CREATE TABLE memories (
+        seq               INTEGER PRIMARY KEY AUTOINCREMENT,
+        id                TEXT NOT NULL UNIQUE,
+        kind              TEXT NOT NULL CHECK (kind IN ('fact', 'preference', 'person', 'project', 'decision')),
+        content           TEXT NOT NULL,
+        dedupe_key        TEXT NOT NULL UNIQUE,
+        origin            TEXT NOT NULL CHECK (origin IN ('learning', 'tool', 'flush')),
+        source_session_id TEXT,
+        source_message_id TEXT,
+        source_task_id    TEXT,
+        times_seen        INTEGER NOT NULL DEFAULT 1,
+        created_at        TEXT NOT NULL,
+        updated_at        TEXT NOT NULL
+      );
+      CREATE INDEX memories_updated ON memories(updated_at);
+      CREATE INDEX memories_kind ON memories(kind, seq);
+
+      -- BM25 text search over the memories, kept in step by triggers.
+      CREATE VIRTUAL TABLE memories_fts USING fts5(
+        content, content = 'memories', content_rowid = 'seq', tokenize = 'unicode61 remove_diacritics 2'
+      );
+      CREATE TRIGGER memories_fts_insert AFTER INSERT ON memories BEGIN
+        INSERT INTO memories_fts (rowid, content) VALUES (new.seq, new.content);
+      END;
+      CREATE TRIGGER memories_fts_delete AFTER DELETE ON memories BEGIN
+        INSERT INTO memories_fts (memories_fts, rowid, content) VALUES ('delete', old.seq, old.content);
+      END;
+      CREATE TRIGGER memories_fts_update AFTER UPDATE OF content ON memories BEGIN
+        INSERT INTO memories_fts (memories_fts, rowid, content) VALUES ('delete', old.seq, old.content);
+        INSERT INTO memories_fts (rowid, content) VALUES (new.seq, new.content);
+      END;
+
+      -- Links between related memories (same person, project or subject), for graph expansion.
+      CREATE TABLE memory_links (
+        from_seq INTEGER NOT NULL REFERENCES memories(seq) ON DELETE CASCADE,
+        to_seq   INTEGER NOT NULL REFERENCES memories(seq) ON DELETE CASCADE,
+        label    TEXT NOT NULL,
+        PRIMARY KEY (from_seq, to_seq)
+      );
+      CREATE INDEX memory_links_to ON memory_links(to_seq);
+
+      -- What learning has already read, per session, so each message is extracted once.
+      CREATE TABLE memory_learning (
+        session_id  TEXT PRIMARY KEY,
+        learned_seq INTEGER NOT NULL,
+        updated_at  TEXT NOT NULL
+      );
+    `,
+  },
+  {
+    version: 7,
+    name: "schedules",
+    sql: `
+      -- Recurring schedules (/schedule create, POST /api/schedules): every interval_secs, or on a cron
+      -- expression. next_run_at is stored so a restart neither loses nor repeats a run; running_task_id is set
+      -- while a run is in flight (a schedule never overlaps itself). Each schedule has its own chat session, so
+      -- its runs share context and its token budget.
+      CREATE TABLE schedules (
+        seq             INTEGER PRIMARY KEY AUTOINCREMENT,
+        id              TEXT NOT NULL UNIQUE,
+        name            TEXT NOT NULL,
+        description     TEXT NOT NULL,
+        interval_secs   INTEGER,
+        cron            TEXT,
+        task_type       TEXT,
+        session_id      TEXT NOT NULL,
+        status          TEXT NOT NULL CHECK (status IN ('active', 'paused')),
+        status_reason   TEXT,
+        next_run_at     TEXT NOT NULL,
+        last_run_at     TEXT,
+        last_task_id    TEXT,
+        running_task_id TEXT,
+        runs            INTEGER NOT NULL DEFAULT 0,
+        created_at      TEXT NOT NULL,
+        updated_at      TEXT NOT NULL,
+        CHECK ((interval_secs IS NULL) <> (cron IS NULL))
+      );
+      CREATE INDEX schedules_due ON schedules(status, next_run_at);
+    `,
+  },
 ];
