@@ -32,7 +32,13 @@ export function maxContextTokens(env: NodeJS.ProcessEnv): number {
 }
 
 export async function historyFor(
-  deps: { sessions: SessionStore; router: Pick<LlmRouter, "complete">; logger?: Pick<Logger, "warn"> },
+  deps: {
+    sessions: SessionStore;
+    router: Pick<LlmRouter, "complete">;
+    logger?: Pick<Logger, "warn">;
+    /** Runs before messages through `throughSeq` are folded (the memory flush), so nothing said is lost. */
+    beforeFold?: (sessionId: string, throughSeq: number) => Promise<void>;
+  },
   sessionId: string,
   maxTokens: number,
   signal?: AbortSignal,
@@ -54,6 +60,15 @@ export async function historyFor(
   }
   const fold = messages.slice(0, keepFrom);
   if (fold.length > 0) {
+    try {
+      await deps.beforeFold?.(sessionId, fold.at(-1)!.seq);
+    } catch (error) {
+      if (signal?.aborted) throw error;
+      deps.logger?.warn("the memory flush before compaction failed", {
+        session_id: sessionId,
+        error: (error as Error).message,
+      });
+    }
     const transcript = fold.map((m) => `${m.role}: ${m.content}`).join("\n");
     try {
       const result = await deps.router.complete({

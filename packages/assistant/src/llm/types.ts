@@ -88,6 +88,8 @@ export interface Provider {
   callOptions(config: RouteConfig | undefined): Partial<LanguageModelV4CallOptions>;
   /** Models this provider offers right now, with whatever metadata it reports. */
   listModels(signal?: AbortSignal): Promise<ModelInfo[]>;
+  /** Embedding vectors of `texts` with `model` (memory search), for providers that offer embeddings. */
+  embed?(model: string, texts: readonly string[], signal?: AbortSignal): Promise<number[][]>;
 }
 
 export type ProviderFactory = (context: ProviderContext) => Provider;
@@ -125,6 +127,8 @@ export interface EmbeddedRuntime {
   state(): EmbeddedState;
   /** The AI SDK model backed by llama.cpp; loading (and downloading when missing) happens on first call. */
   languageModel(): LanguageModelV4;
+  /** One embedding vector per text (memory search); only when the model file is already present. */
+  embed(texts: readonly string[], signal?: AbortSignal): Promise<number[][]>;
   /** Drops the weights; the next request loads them again. */
   unload(): Promise<void>;
   calibrate(signal?: AbortSignal): Promise<EmbeddedCalibration>;

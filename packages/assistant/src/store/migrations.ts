@@ -192,17 +192,31 @@ export const MIGRATIONS: Migration[] = [
         id                TEXT NOT NULL UNIQUE,
         kind              TEXT NOT NULL CHECK (kind IN ('fact', 'preference', 'person', 'project', 'decision')),
         content           TEXT NOT NULL,
+        -- What the item is about ("favourite colour", "Alice"): a new item of the same kind and subject
+        -- replaces the old content (the user changed their mind) instead of contradicting it.
+        subject           TEXT,
         dedupe_key        TEXT NOT NULL UNIQUE,
         origin            TEXT NOT NULL CHECK (origin IN ('learning', 'tool', 'flush')),
         source_session_id TEXT,
         source_message_id TEXT,
         source_task_id    TEXT,
         times_seen        INTEGER NOT NULL DEFAULT 1,
+        -- Length of the stored embedding; null until the embedder has embedded this item.
+        vector_dims       INTEGER,
         created_at        TEXT NOT NULL,
         updated_at        TEXT NOT NULL
       );
       CREATE INDEX memories_updated ON memories(updated_at);
       CREATE INDEX memories_kind ON memories(kind, seq);
+      CREATE INDEX memories_subject ON memories(kind, subject) WHERE subject IS NOT NULL;
+      CREATE INDEX memories_unembedded ON memories(seq) WHERE vector_dims IS NULL;
+
+      -- Float embeddings for re-ranking (sqlite-vec distance functions read these blobs); the coarse search runs
+      -- on a sqlite-vec bit[] table created at run time for the embedder's dimension.
+      CREATE TABLE memory_vectors (
+        seq       INTEGER PRIMARY KEY REFERENCES memories(seq) ON DELETE CASCADE,
+        embedding BLOB NOT NULL
+      );
 
       -- BM25 text search over the memories, kept in step by triggers.
       CREATE VIRTUAL TABLE memories_fts USING fts5(

@@ -1,7 +1,7 @@
 import { closeSync, openSync, readFileSync, readSync, statSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
-import type { Llama, LlamaContext, LlamaContextSequence, LlamaModel } from "node-llama-cpp";
+import type { Llama, LlamaContext, LlamaContextSequence, LlamaEmbeddingContext, LlamaModel } from "node-llama-cpp";
 import * as z from "zod";
 import { writeFileAtomic } from "../../config/atomicWrite.ts";
 import type { DataPaths } from "../../config/paths.ts";
@@ -32,12 +32,16 @@ const MAX_THREADS = 8;
 const CALIBRATION_CONTEXT = 512;
 const CALIBRATION_TOKENS = 32;
 const CALIBRATION_TEXT = "Write a short story about a lighthouse keeper who finds a message in a bottle.";
+/** Memory items and queries are short; a small context keeps the embedding context's memory small. */
+const EMBEDDING_CONTEXT = 512;
 
 interface Loaded {
   llama: Llama;
   model: LlamaModel;
   context: LlamaContext;
   sequence: LlamaContextSequence;
+  /** Made on the first embedding request (memory), beside the chat context. */
+  embedding?: LlamaEmbeddingContext;
 }
 
 /** The calibration file: a measurement is applied only to the model it was measured with. */
@@ -227,6 +231,7 @@ export function createEmbeddedRuntime(options: EmbeddedRuntimeOptions): Embedded
     const current = loaded;
     loaded = undefined;
     if (!current) return;
+    await current.embedding?.dispose();
     await current.context.dispose();
     await current.model.dispose();
     logger?.info("embedded model unloaded", { model_id: modelId });
@@ -280,6 +285,29 @@ export function createEmbeddedRuntime(options: EmbeddedRuntimeOptions): Embedded
     languageModel(): LanguageModelV4 {
       languageModel ??= createEmbeddedLanguageModel({ modelId, acquire });
       return languageModel;
+    },
+
+    async embed(texts: readonly string[], signal?: AbortSignal): Promise<number[][]> {
+      // Only a model already on disk: embeddings never start a download (memory then uses text search alone).
+      if (fileSize() === null) throw new ProviderFailure("unavailable", "the embedded model file is not present");
+      const lease = await acquire(signal);
+      try {
+        const current = loaded!;
+        current.embedding ??= await current.model.createEmbeddingContext({
+          contextSize: Math.min(EMBEDDING_CONTEXT, current.model.trainContextSize),
+          threads: threads(),
+        });
+        const vectors: number[][] = [];
+        for (const text of texts) {
+          signal?.throwIfAborted();
+          // Longer texts are cut to the context: a memory item is a sentence or two.
+          const tokens = current.model.tokenize(text).slice(0, EMBEDDING_CONTEXT - 1);
+          vectors.push([...(await current.embedding.getEmbeddingFor(tokens)).vector]);
+        }
+        return vectors;
+      } finally {
+        lease.release();
+      }
     },
 
     async unload(): Promise<void> {

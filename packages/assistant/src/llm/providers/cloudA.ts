@@ -1,6 +1,12 @@
 import { createOpenAI } from "@ai-sdk/openai";
 import type { Provider, ProviderFactory } from "../types.ts";
-import { commonCallOptions, listOpenAiModels, openAiBaseUrl, requireKey } from "./openaiCompatible.ts";
+import {
+  commonCallOptions,
+  listOpenAiModels,
+  openAiBaseUrl,
+  openAiEmbeddings,
+  requireKey,
+} from "./openaiCompatible.ts";
 
 // cloud_a: OpenAI through its chat completions API (the API every OpenAI-compatible server shares).
 
@@ -14,6 +20,11 @@ export const createCloudAProvider: ProviderFactory = (context): Provider => {
   // Always explicit: left undefined, the AI SDK would read OPENAI_BASE_URL from process.env.
   const baseURL = openAiBaseUrl(settings.base_url ?? DEFAULT_BASE_URL);
   const apiKey = () => requireKey(context, "cloud_a", "CLOUD_A_API_KEY", HOW_TO_SET_KEY);
+  const headers = () => {
+    const list: Record<string, string> = { authorization: `Bearer ${apiKey()}` };
+    if (settings.organization) list["openai-organization"] = settings.organization;
+    return list;
+  };
 
   return {
     id: "cloud_a",
@@ -24,9 +35,10 @@ export const createCloudAProvider: ProviderFactory = (context): Provider => {
     // OpenAI has no top_k and no llama.cpp/Ollama extras.
     callOptions: commonCallOptions,
     async listModels(signal) {
-      const headers: Record<string, string> = { authorization: `Bearer ${apiKey()}` };
-      if (settings.organization) headers["openai-organization"] = settings.organization;
-      return listOpenAiModels("cloud_a", baseURL, headers, signal);
+      return listOpenAiModels("cloud_a", baseURL, headers(), signal);
+    },
+    async embed(model, texts, signal) {
+      return openAiEmbeddings("cloud_a", baseURL, headers(), model, texts, signal);
     },
   };
 };

@@ -7,6 +7,7 @@ import {
   definedOnly,
   listOpenAiModels,
   openAiBaseUrl,
+  openAiEmbeddings,
   providerKey,
   requireKey,
 } from "./openaiCompatible.ts";
@@ -62,6 +63,17 @@ export const createCloudBProvider: ProviderFactory = (context): Provider => {
       const apiKey = providerKey(context, "cloud_b", "CLOUD_B_API_KEY");
       const auth: Record<string, string> = apiKey ? { authorization: `Bearer ${apiKey}` } : {};
       return listOpenAiModels("cloud_b", baseURL, auth, signal, openRouterOptions);
+    },
+    async embed(model, texts, signal) {
+      const apiKey = requireKey(context, "cloud_b", "CLOUD_B_API_KEY", HOW_TO_SET_KEY);
+      return openAiEmbeddings(
+        "cloud_b",
+        baseURL,
+        { ...headers, authorization: `Bearer ${apiKey}` },
+        model,
+        texts,
+        signal,
+      );
     },
   };
 };

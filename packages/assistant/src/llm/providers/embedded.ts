@@ -35,6 +35,14 @@ export const createEmbeddedProvider: ProviderFactory = (context): Provider => ({
     };
   },
 
+  async embed(model, texts, signal) {
+    const active = context.embedded.state().model_id;
+    if (model !== "default" && model !== active) {
+      throw new ProviderFailure("unavailable", `the embedded model is ${active}, not ${model} (use model "default")`);
+    }
+    return context.embedded.embed(texts, signal);
+  },
+
   async listModels() {
     const state = context.embedded.state();
     const models: ModelInfo[] = EMBEDDED_CATALOGUE.map((entry) => ({

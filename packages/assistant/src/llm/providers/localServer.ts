@@ -4,6 +4,7 @@ import type { ModelInfo, Provider, ProviderContext, ProviderFactory } from "../t
 import {
   asArray,
   asRecord,
+  checkVectors,
   commonCallOptions,
   definedOnly,
   requestJson,
@@ -68,6 +69,17 @@ export const createLocalServerProvider: ProviderFactory = (context): Provider =>
         ...definedOnly({ topK: config.top_k }),
         ...(Object.keys(ollamaOptions).length > 0 ? { providerOptions: { ollama: { options: ollamaOptions } } } : {}),
       };
+    },
+    async embed(model, texts, signal) {
+      // Ollama's native embedding API: {model, input: [...]} -> {embeddings: [[...]]}.
+      const body = asRecord(
+        await requestJson("local_server", `${root}/api/embed`, {
+          method: "POST",
+          body: { model, input: texts },
+          signal,
+        }),
+      );
+      return checkVectors("local_server", asArray(body.embeddings), texts.length);
     },
     async listModels(signal) {
       const tags = asRecord(await requestJson("local_server", `${root}/api/tags`, { signal }));

@@ -7,6 +7,7 @@ import {
   definedOnly,
   listOpenAiModels,
   openAiBaseUrl,
+  openAiEmbeddings,
   providerKey,
   requestJson,
   serverRoot,
@@ -53,6 +54,17 @@ export const createLowbitServerProvider: ProviderFactory = (context): Provider =
           ? {}
           : { providerOptions: { llamacpp: { repeat_penalty: config.repeat_penalty } } }),
       };
+    },
+    async embed(model, texts, signal) {
+      const key = apiKey();
+      return openAiEmbeddings(
+        "lowbit_server",
+        baseURL,
+        key ? { authorization: `Bearer ${key}` } : {},
+        model,
+        texts,
+        signal,
+      );
     },
     async listModels(signal) {
       const key = apiKey();

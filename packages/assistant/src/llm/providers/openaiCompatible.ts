@@ -209,3 +209,45 @@ export async function listOpenAiModels(
     return [{ provider, model: entry.id, options }];
   });
 }
+
+/** POST {base}/embeddings of an OpenAI-style API: one vector per input, in input order. */
+export async function openAiEmbeddings(
+  provider: RouteProvider,
+  baseUrl: string,
+  headers: Record<string, string>,
+  model: string,
+  texts: readonly string[],
+  signal: AbortSignal | undefined,
+): Promise<number[][]> {
+  const body = asRecord(
+    await requestJson(provider, `${baseUrl}/embeddings`, {
+      method: "POST",
+      headers,
+      body: { model, input: texts },
+      signal,
+    }),
+  );
+  const rows = asArray(body.data)
+    .map(asRecord)
+    .sort((a, b) => Number(a.index ?? 0) - Number(b.index ?? 0));
+  return checkVectors(
+    provider,
+    rows.map((row) => row.embedding),
+    texts.length,
+  );
+}
+
+/** Vectors from a server, checked: one per text, all numbers, all the same length. */
+export function checkVectors(provider: RouteProvider, vectors: unknown[], count: number): number[][] {
+  const valid =
+    vectors.length === count &&
+    vectors.every(
+      (v) =>
+        Array.isArray(v) &&
+        v.length > 0 &&
+        v.length === (vectors[0] as unknown[]).length &&
+        v.every((x) => typeof x === "number" && Number.isFinite(x)),
+    );
+  if (!valid) throw new ProviderFailure("server", `${provider}: the embeddings answer is not one vector per text`);
+  return vectors as number[][];
+}

@@ -34,6 +34,7 @@ function context(state: Partial<EmbeddedState> = {}, model?: LanguageModelV4): P
   const embedded: EmbeddedRuntime = {
     state: () => ({ ...baseState, ...state }),
     languageModel: () => model ?? ({ modelId: "fixed" } as LanguageModelV4),
+    embed: async (texts) => texts.map(() => [1, 0]),
     unload: async () => {},
     calibrate: async () => {
       throw new Error("not used");

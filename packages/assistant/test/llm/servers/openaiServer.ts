@@ -11,6 +11,8 @@ import { setTimeout as sleep } from "node:timers/promises";
 //         /openai/deployments/<deployment>/chat/completions?api-version=...; non-stream JSON or SSE
 //         (`data: {...}\n\n` chunks, a usage chunk when stream_options.include_usage, then `data: [DONE]`)
 //   GET   any path ending in /models: {object: "list", data: options.models}
+//   POST  any path ending in /embeddings: a deterministic bag-of-words vector per input (texts sharing words are
+//         similar), so memory search with vectors can be tested without an embedding model
 //   GET   /props (llama-server; 404 unless options.props), GET /health (llama-server: {status: "ok"})
 //
 // The scripted core (queue, recording, stream writing) is shared with ollamaServer.ts.
@@ -251,6 +253,7 @@ export function startOpenAiServer(options: OpenAiServerOptions = {}): Promise<Sc
       return chatCompletion(request, res, take(true) ?? DEFAULT_REPLY);
     }
     if (failPlain(res, take(false), openAiError)) return;
+    if (request.method === "POST" && request.path.endsWith("/embeddings")) return embeddings(request, res);
     if (request.method === "GET" && request.path.endsWith("/models")) {
       return sendJson(res, 200, { object: "list", data: options.models ?? [] });
     }
@@ -260,6 +263,31 @@ export function startOpenAiServer(options: OpenAiServerOptions = {}): Promise<Sc
     if (request.method === "GET" && request.path === "/health") return sendJson(res, 200, { status: "ok" });
     sendJson(res, 404, { error: { message: `no route ${request.method} ${request.path}`, type: "not_found" } });
   }, options.defaultBehaviour);
+}
+
+export const EMBEDDING_DIMS = 64;
+
+/** Each word adds 1 to a dimension picked by its hash; the vector is normalised. */
+export function bagOfWordsVector(text: string): number[] {
+  const vector = new Array<number>(EMBEDDING_DIMS).fill(0);
+  for (const word of text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
+    let hash = 2166136261;
+    for (const char of word) hash = Math.imul(hash ^ char.codePointAt(0)!, 16777619) >>> 0;
+    vector[hash % EMBEDDING_DIMS]! += 1;
+  }
+  const norm = Math.hypot(...vector) || 1;
+  return vector.map((x) => x / norm);
+}
+
+function embeddings(request: RecordedRequest, res: ServerResponse): void {
+  const body = (request.body ?? {}) as { model?: string; input?: string | string[] };
+  const inputs = typeof body.input === "string" ? [body.input] : (body.input ?? []);
+  sendJson(res, 200, {
+    object: "list",
+    model: body.model ?? "embed-model",
+    data: inputs.map((text, index) => ({ object: "embedding", index, embedding: bagOfWordsVector(text) })),
+    usage: { prompt_tokens: inputs.length, total_tokens: inputs.length },
+  });
 }
 
 async function chatCompletion(request: RecordedRequest, res: ServerResponse, behaviour: Behaviour): Promise<void> {
