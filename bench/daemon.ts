@@ -13,11 +13,15 @@ export interface BenchDaemon {
   stop(): Promise<void>;
 }
 
-export async function startBenchDaemon(name: string, routerYaml: string): Promise<BenchDaemon> {
+export async function startBenchDaemon(
+  name: string,
+  routerYaml: string,
+  env: NodeJS.ProcessEnv = {},
+): Promise<BenchDaemon> {
   const dataDir = mkdtempSync(join(tmpdir(), `assistant-bench-${name}-`));
   writeFileSync(join(dataDir, "llm_router.yaml"), routerYaml);
   const daemon: ChildProcess = spawn(process.execPath, [daemonEntry], {
-    env: { ...process.env, ASSISTANT_DATA_DIR: dataDir, ASSISTANT_PORT: "0", ASSISTANT_LOG: "warn" },
+    env: { ...process.env, ASSISTANT_DATA_DIR: dataDir, ASSISTANT_PORT: "0", ASSISTANT_LOG: "warn", ...env },
     stdio: "ignore",
   });
   const infoFile = join(dataDir, "daemon.json");

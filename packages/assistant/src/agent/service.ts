@@ -6,6 +6,7 @@ import type { LlmServices } from "../llm/service.ts";
 import type { Logger } from "../log/logger.ts";
 import type { PluginRegistry } from "../plugins/registry.ts";
 import type { MessageRouting } from "../plugins/routing.ts";
+import type { Scheduler } from "../scheduler/scheduler.ts";
 import type { SkillRegistry } from "../skills/registry.ts";
 import type { Db } from "../store/database.ts";
 import type { ToolServices } from "../tools/service.ts";
@@ -15,7 +16,7 @@ import { createOrchestrator } from "./orchestrator.ts";
 import { systemPrompt } from "./prompt.ts";
 import type { SessionStore } from "./sessions.ts";
 import { runSlashCommand, type SlashContext } from "./slashCommands.ts";
-import { type MessageRoute, TaskService } from "./taskService.ts";
+import { type MessageRoute, type TaskMemory, TaskService } from "./taskService.ts";
 import { TaskStore } from "./tasks.ts";
 
 // The agent as the daemon builds it: the task service over the router and tools, the conversation entry point
@@ -50,6 +51,10 @@ export function createAgentServices(options: {
   plugins: PluginRegistry;
   /** Routing rules of plugins and skills. */
   routing: MessageRouting;
+  /** The second brain: memories in prompts, learning after replies, the flush before compaction. */
+  memory: TaskMemory;
+  /** For /schedule: the scheduler is built after the agent (its runs are tasks), so it is looked up on use. */
+  scheduler: () => Scheduler;
 }): AgentServices {
   const { paths, sessions, llm } = options;
   const profile = loadConfig("agent_profile", paths);
@@ -69,6 +74,7 @@ export function createAgentServices(options: {
     },
     agentName: profile.name,
     route: (message) => routeMessage(options.routing, options.skills, message),
+    memory: options.memory,
   });
   agent.setOrchestrator(
     createOrchestrator({
@@ -90,6 +96,7 @@ export function createAgentServices(options: {
     vault: options.vault,
     skills: options.skills,
     plugins: options.plugins,
+    scheduler: options.scheduler,
     ...(options.self ? { self: options.self } : {}),
     ...(options.restart ? { restart: options.restart } : {}),
   });

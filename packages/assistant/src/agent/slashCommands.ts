@@ -9,6 +9,8 @@ import { editableRouterFile, listRoutes, setRoute } from "../llm/routeEditor.ts"
 import type { LlmServices } from "../llm/service.ts";
 import { formatPluginReload, formatPlugins } from "../plugins/format.ts";
 import type { PluginRegistry } from "../plugins/registry.ts";
+import { formatCadence, formatSchedule, formatSchedules } from "../scheduler/format.ts";
+import type { Scheduler } from "../scheduler/scheduler.ts";
 import { getEnvSetting, listEnvSettings, MASKED, setEnvSetting } from "../setup/envSettings.ts";
 import { formatReload, formatSkills } from "../skills/format.ts";
 import type { SkillRegistry } from "../skills/registry.ts";
@@ -34,6 +36,8 @@ export interface SlashContext {
   self?: () => DaemonSelf;
   skills: Pick<SkillRegistry, "list" | "invalid" | "reload" | "uninstall">;
   plugins: Pick<PluginRegistry, "list" | "invalid" | "reload">;
+  /** The scheduler, which the daemon creates after the agent (hence a getter). */
+  scheduler: () => Pick<Scheduler, "list" | "create" | "delete" | "pause" | "resume">;
   /** Only under the supervisor (`assistant start`): stops the daemon so the supervisor starts it again at once. */
   restart?: () => void;
 }
@@ -130,6 +134,12 @@ const COMMANDS: SlashCommand[] = [
         `Watch it with \`assistant task watch ${task.id}\`; stop it with /cancel ${task.id}.`,
       ].join("\n");
     },
+  },
+  {
+    names: ["schedule"],
+    usage: '/schedule [list | create <NAME> <INTERVAL_SEC> "<description>" | delete|pause|resume <ID>]',
+    summary: "recurring schedules: each run sends the description as a task in the schedule's own session",
+    run: (args, ctx) => scheduleCommand(args, ctx),
   },
   {
     names: ["cancel", "stop"],
@@ -233,6 +243,39 @@ const COMMANDS: SlashCommand[] = [
     },
   },
 ];
+
+const SCHEDULE_USAGE = [
+  "usage:",
+  "  /schedule or /schedule list",
+  '  /schedule create <NAME> <INTERVAL_SEC> "<description>"   (NAME one word or quoted; interval in seconds)',
+  "  /schedule delete <SCHEDULE_ID>, /schedule pause <SCHEDULE_ID>, /schedule resume <SCHEDULE_ID>",
+].join("\n");
+
+function scheduleCommand(args: string[], ctx: SlashContext): string {
+  const [sub = "list", ...rest] = args;
+  const scheduler = ctx.scheduler();
+  if (sub === "list" && rest.length === 0) return formatSchedules(scheduler.list({ limit: 500 }).items);
+  if (sub === "create") {
+    const [name, interval, ...words] = rest;
+    const description = words.join(" ").trim();
+    if (!name || !interval || !description) return SCHEDULE_USAGE;
+    if (!/^\d+$/.test(interval)) {
+      return `The interval must be a whole number of seconds (got "${interval}").\n${SCHEDULE_USAGE}`;
+    }
+    const created = scheduler.create({ name, description, interval_secs: Number(interval) });
+    return [
+      `Schedule ${created.id} created: "${created.name}" ${formatCadence(created)}, first run at ${created.next_run_at}.`,
+      `Each run is a task in session ${created.session_id}; remove it with /schedule delete ${created.id}.`,
+    ].join("\n");
+  }
+  if (rest.length === 1 && rest[0]) {
+    const id = rest[0];
+    if (sub === "delete") return `Schedule ${scheduler.delete(id).name} (${id}) deleted.`;
+    if (sub === "pause") return `Paused:\n${formatSchedule(scheduler.pause(id))}`;
+    if (sub === "resume") return `Resumed:\n${formatSchedule(scheduler.resume(id))}`;
+  }
+  return SCHEDULE_USAGE;
+}
 
 /** The doctor's checks as the running daemon sees them (same service as `assistant doctor` and GET /api/doctor). */
 function checks(ctx: SlashContext) {

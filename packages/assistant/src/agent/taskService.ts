@@ -71,7 +71,19 @@ export interface TaskServiceDeps {
    * rule's task type or agent, or gets the rule's skill instructions in its prompt.
    */
   route?: (message: string) => MessageRoute | null;
+  /** The second brain: memories in the prompt, learning after replies, the flush before compaction. */
+  memory?: TaskMemory;
 }
+
+/** What the task runner needs from memory (memory/service.ts implements it). */
+export interface TaskMemory {
+  promptContext(message: string, signal?: AbortSignal): Promise<string | null>;
+  learnAfter(sessionId: string, taskId: string | null): void;
+  flush(sessionId: string, throughSeq: number, signal?: AbortSignal): Promise<void>;
+}
+
+/** Conversations a person had: learning reads these, not the generated prompts of schedules and missions. */
+const LEARNING_ORIGINS = new Set<TaskOrigin>(["chat", "api", "openai"]);
 
 export interface MessageRoute {
   taskType?: string;
@@ -360,6 +372,8 @@ export class TaskService {
       const done = task;
       this.#live(taskId, { type: "state", status: "completed", reason: done.reason });
       this.#finish(done, usedTools);
+      // After the reply is out: learning never delays an answer.
+      if (LEARNING_ORIGINS.has(done.origin)) this.#deps.memory?.learnAfter(done.session_id, done.id);
     } catch (error) {
       task = tasks.get(taskId);
       const cancelled = signal.aborted;
@@ -386,8 +400,14 @@ export class TaskService {
     const { sessions, router } = this.#deps;
     const emit = (event: LiveEvent) => this.#onAgentEvent(task, event);
     // History is read before the new message is stored, so the prompt carries it once, at the end.
+    const memory = this.#deps.memory;
     const history = await historyFor(
-      { sessions, router, logger: this.#deps.logger },
+      {
+        sessions,
+        router,
+        logger: this.#deps.logger,
+        ...(memory ? { beforeFold: (sessionId, through) => memory.flush(sessionId, through, signal) } : {}),
+      },
       task.session_id,
       maxContextTokens(this.#deps.env),
       signal,
@@ -408,9 +428,11 @@ export class TaskService {
       }
     }
     const instructions = this.#deps.route?.(message)?.instructions;
-    const system = instructions
+    let system = instructions
       ? `${this.#deps.systemPrompt()}\nThis request matches ${instructions.source}; follow it:\n${instructions.text}`
       : this.#deps.systemPrompt();
+    const remembered = await memory?.promptContext(message, signal);
+    if (remembered) system = `${system}\n\n${remembered}`;
     const prompt = buildPrompt(system, history.summary, history.messages, message);
     // Only tools the policy could let run are offered: a blocked tool only invites useless calls and costs context.
     const usable = new Set(

@@ -9,6 +9,7 @@ import { registerPathsCommand } from "./paths.ts";
 import { registerPermissionsCommands } from "./permissions.ts";
 import { registerPluginCommands } from "./plugin.ts";
 import { registerRouterCommands } from "./router.ts";
+import { registerScheduleCommands } from "./schedule.ts";
 import { registerSetupCommands } from "./setup.ts";
 import { registerSkillCommands } from "./skill.ts";
 import { registerTaskCommands } from "./task.ts";
@@ -30,6 +31,7 @@ const registrations: Array<(program: Command, ctx: CliContext) => void> = [
   registerSkillCommands,
   registerPluginCommands,
   registerTaskCommands,
+  registerScheduleCommands,
 ];
 
 export function buildProgram(ctx: CliContext): Command {

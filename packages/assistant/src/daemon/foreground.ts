@@ -11,10 +11,14 @@ import { validateConfigFiles } from "../config/validate.ts";
 import { EventLog } from "../events/eventLog.ts";
 import { createLlmServices } from "../llm/service.ts";
 import { createLogger } from "../log/logger.ts";
+import { createMemoryService } from "../memory/setup.ts";
+import { SYSTEM_CLOCK } from "../mission/clock.ts";
+import { MissionService } from "../mission/missionService.ts";
 import { MessageRouting } from "../plugins/routing.ts";
 import { createPluginServices } from "../plugins/setup.ts";
 import { processAlive, readDaemonInfo, removeDaemonInfo, writeDaemonInfo } from "../runtime/daemonInfo.ts";
 import type { Services } from "../runtime/services.ts";
+import { Scheduler } from "../scheduler/scheduler.ts";
 import { buildApp } from "../server/app.ts";
 import { createSkillServices } from "../skills/setup.ts";
 import { openDatabase } from "../store/database.ts";
@@ -123,10 +127,19 @@ export async function startDaemon(env: NodeJS.ProcessEnv = process.env): Promise
     throw new StartupError((error as Error).message);
   }
   const routing = new MessageRouting([() => plugins.registry.rules(), () => skills.registry.rules()]);
+  let memory: ReturnType<typeof createMemoryService>;
+  try {
+    memory = createMemoryService({ db, llm, sessions, events, env, logger, tools });
+  } catch (error) {
+    approvals.close();
+    db.close();
+    throw new StartupError((error as Error).message);
+  }
   const startedAt = new Date();
   let requestRestart = () => {};
   const restartRequested = new Promise<void>((resolve) => (requestRestart = resolve));
   let agentServices: ReturnType<typeof createAgentServices>;
+  let scheduler: Scheduler; // built right after the agent, before any request can reach /schedule
   try {
     agentServices = createAgentServices({
       db,
@@ -141,6 +154,8 @@ export async function startDaemon(env: NodeJS.ProcessEnv = process.env): Promise
       skills: skills.registry,
       plugins: plugins.registry,
       routing,
+      memory,
+      scheduler: () => scheduler,
       self: () => ({ pid: process.pid, port: boundPort }),
       // The reply goes out first: the stop begins a moment later and lets in-flight requests finish.
       ...(supervised ? { restart: () => setTimeout(requestRestart, 200) } : {}),
@@ -154,6 +169,33 @@ export async function startDaemon(env: NodeJS.ProcessEnv = process.env): Promise
     throw new StartupError((error as Error).message);
   }
   const { agent, conversation } = agentServices;
+  try {
+    scheduler = new Scheduler({
+      db,
+      sessions,
+      budget: llm.budget,
+      events,
+      logger,
+      env,
+      submit: (request) => agent.submit(request),
+      wait: (taskId) => agent.wait(taskId),
+      findTask: (taskId) => agent.tasks.find(taskId),
+    });
+  } catch (error) {
+    approvals.close();
+    db.close();
+    throw new StartupError((error as Error).message);
+  }
+  const mission = new MissionService({
+    paths,
+    db,
+    events,
+    agent,
+    budget: llm.budget,
+    logger,
+    clock: SYSTEM_CLOCK,
+    env,
+  });
   const services: Services = {
     version: VERSION,
     startedAt,
@@ -176,6 +218,9 @@ export async function startDaemon(env: NodeJS.ProcessEnv = process.env): Promise
     skills,
     plugins,
     routing,
+    memory,
+    scheduler,
+    mission,
     port: () => boundPort,
   };
 
@@ -210,6 +255,10 @@ export async function startDaemon(env: NodeJS.ProcessEnv = process.env): Promise
   events.emit("daemon_started", { version: VERSION, pid: process.pid });
   const recovered = agent.recover();
   if (recovered.interrupted > 0 || recovered.resumed > 0) logger.info("tasks recovered after the last stop", recovered);
+  // After recovery, so a run the crash interrupted counts as ended and overdue schedules run (once) now.
+  scheduler.start();
+  memory.start();
+  mission.start(); // after recovery too: a cycle whose task the crash interrupted is recorded as such
   const host = settings.bind === "0.0.0.0" || settings.bind === "::" ? "127.0.0.1" : settings.bind;
   const url = `http://${host.includes(":") ? `[${host}]` : host}:${boundPort}`;
   logger.info(`assistant daemon ${VERSION} listening on ${url}`, { pid: process.pid, data_dir: paths.dataDir });
@@ -224,10 +273,13 @@ export async function startDaemon(env: NodeJS.ProcessEnv = process.env): Promise
     stopping ??= (async () => {
       logger.info("shutting down", { reason });
       events.emit("daemon_stopping", { reason });
+      scheduler.close(); // no new runs; a run in flight ends with the agent below
       skills.service.close();
       await plugins.registry.close();
       tools.runner.close(); // running commands are killed, calls waiting for approval end
+      mission.close(); // no new cycles; a cycle in flight ends (and is recorded) with the agent below
       await agent.close(); // running tasks end as cancelled; queued ones wait for the next start
+      await memory.close(); // learning in flight stops; unread messages are learned after the next start
       await app.close(); // stops accepting, lets in-flight requests finish, ends event streams
       await llm.embedded.close();
       approvals.close();

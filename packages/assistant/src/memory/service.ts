@@ -105,15 +105,16 @@ export class MemoryService {
   settings(): MemorySettings {
     const configured =
       this.#choice.kind === "named" ? `${this.#choice.provider}:${this.#choice.model}` : this.#choice.kind;
-    const reason = this.#indexProblem ?? this.#embedderReason;
+    const embedder = this.#embedderId ?? this.#vectorIndex()?.meta?.embedder ?? null;
+    const problem = this.#indexProblem ?? this.#embedderReason;
     return {
       learning_enabled: this.learningEnabled(),
       graph_expand: this.#graphExpand,
       embeddings: {
         configured,
-        embedder: this.#embedderId,
-        status: this.#embedderId && !this.#indexProblem ? "vectors" : "text_only",
-        reason: this.#embedderId ? this.#indexProblem : (reason ?? "no memory has been embedded yet"),
+        embedder,
+        status: embedder && !problem ? "vectors" : "text_only",
+        reason: problem ?? (embedder ? null : "no memory has been embedded yet"),
       },
     };
   }
@@ -131,7 +132,7 @@ export class MemoryService {
 
   overview(recent = 10): MemoryOverview {
     const counts = this.store.counts();
-    const meta = this.#index?.meta ?? null;
+    const meta = this.#vectorIndex()?.meta ?? null;
     return {
       learning_enabled: this.learningEnabled(),
       total: counts.total,
@@ -225,7 +226,13 @@ export class MemoryService {
 
   /** After a reply: learns from the session's new messages in the background. Never waits for the model. */
   learnAfter(sessionId: string, taskId: string | null = null): void {
-    if (!this.learningEnabled() || this.#closing.signal.aborted) return;
+    if (this.#closing.signal.aborted) return;
+    if (!this.learningEnabled()) {
+      // Said while learning was paused: marked read, so resuming never learns it afterwards.
+      const [newest] = this.#deps.sessions.after(sessionId, this.store.learnedThrough(sessionId), 1);
+      if (newest) this.store.setLearnedThrough(sessionId, newest.seq);
+      return;
+    }
     this.#pending.set(sessionId, taskId);
     this.#worker ??= this.#drain().finally(() => {
       this.#worker = null;
@@ -395,7 +402,6 @@ export class MemoryService {
     const index = this.#vectorIndex();
     if (!index) return;
     const embedder = await this.#embedder();
-    this.#embedderId = embedder?.id ?? null;
     if (!embedder) return;
     try {
       while (!this.#closing.signal.aborted) {
@@ -409,6 +415,7 @@ export class MemoryService {
         index.prepare(embedder.id, vectors[0]!.length);
         // prepare() resets vector_dims when the embedder changed; this batch is still valid for the new one.
         index.put(batch.map((b, i) => ({ seq: b.seq, vector: vectors[i]! })));
+        this.#embedderId = embedder.id;
       }
     } catch (error) {
       if (this.#closing.signal.aborted) return;

@@ -8,8 +8,11 @@ import type { DaemonSettings } from "../config/settings.ts";
 import type { EventLog } from "../events/eventLog.ts";
 import type { LlmServices } from "../llm/service.ts";
 import type { Logger } from "../log/logger.ts";
+import type { MemoryService } from "../memory/service.ts";
+import type { MissionService } from "../mission/missionService.ts";
 import type { MessageRouting } from "../plugins/routing.ts";
 import type { PluginServices } from "../plugins/setup.ts";
+import type { Scheduler } from "../scheduler/scheduler.ts";
 import type { SkillServices } from "../skills/setup.ts";
 import type { Db } from "../store/database.ts";
 import type { ApprovalServices } from "../tools/approvals/services.ts";
@@ -47,6 +50,12 @@ export interface Services {
   plugins: PluginServices;
   /** Routing rules of plugins and skills. */
   routing: MessageRouting;
+  /** The second brain: memories, learning, search. */
+  memory: MemoryService;
+  /** Recurring schedules: each run is a task in the schedule's own session. */
+  scheduler: Scheduler;
+  /** The autonomous mission: heartbeat cycles from autonomous_mission.yaml, pause/resume, reports. */
+  mission: MissionService;
   /** The port actually bound (differs from settings.port when that is 0). */
   port(): number;
 }

@@ -11,14 +11,18 @@ import { authRoutes } from "./routes/auth.ts";
 import { budgetRoutes } from "./routes/budget.ts";
 import { doctorRoutes } from "./routes/doctor.ts";
 import { eventRoutes } from "./routes/events.ts";
+import { memoryRoutes } from "./routes/memory.ts";
 import { messageRoutes } from "./routes/message.ts";
+import { missionRoutes, parseYamlBody, YAML_CONTENT_TYPES } from "./routes/mission.ts";
 import { openaiRoutes } from "./routes/openai.ts";
 import { permissionRoutes } from "./routes/permissions.ts";
 import { pluginRoutes } from "./routes/plugins.ts";
 import { routerRoutes } from "./routes/router.ts";
+import { scheduleRoutes } from "./routes/schedules.ts";
 import { skillRoutes } from "./routes/skills.ts";
 import { systemRoutes } from "./routes/system.ts";
 import { taskRoutes } from "./routes/tasks.ts";
+import { timelineRoutes } from "./routes/timeline.ts";
 import { toolRoutes } from "./routes/tools.ts";
 import { vaultRoutes } from "./routes/vault.ts";
 import { openStreams } from "./sse.ts";
@@ -34,6 +38,8 @@ export function allRoutes(services: Services): RouteSpec[] {
     ...doctorRoutes(services),
     ...routerRoutes(services),
     ...budgetRoutes(services),
+    ...memoryRoutes(services),
+    ...timelineRoutes(services),
     ...messageRoutes(services),
     ...taskRoutes(services),
     ...agentRoutes(services),
@@ -41,6 +47,8 @@ export function allRoutes(services: Services): RouteSpec[] {
     ...toolRoutes(services),
     ...skillRoutes(services),
     ...pluginRoutes(services),
+    ...scheduleRoutes(services),
+    ...missionRoutes(services),
     ...openaiRoutes(services),
   );
   return routes;
@@ -73,6 +81,8 @@ export function buildApp(services: Services): FastifyInstance {
     },
   });
   app.removeContentTypeParser("text/plain"); // JSON only: anything else is 415
+  // YAML only where a route accepts it (the mission file); the parser refuses it elsewhere. bodyLimit applies.
+  app.addContentTypeParser(YAML_CONTENT_TYPES, { parseAs: "string" }, parseYamlBody);
 
   installErrorHandlers(app, services.logger, services.settings.maxBodyBytes);
   app.addHook("onRequest", createBrowserGuard(services.settings, services.port));

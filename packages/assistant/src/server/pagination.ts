@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { decodeCursor, encodeCursor, type Page } from "../util/cursor.ts";
+import { parseRfc3339 } from "../util/rfc3339.ts";
 
 export { decodeCursor, encodeCursor, type Page };
 
@@ -13,6 +14,20 @@ export const pageQuerySchema = z.object({
   limit: z.coerce.number().int().min(1).max(MAX_LIMIT).default(DEFAULT_LIMIT),
   cursor: z.string().max(512).optional(),
 });
+
+/** `since`: an RFC 3339 timestamp, as epoch milliseconds; a bad one is a 400 naming the field. */
+export const sinceSchema = z
+  .string()
+  .optional()
+  .transform((value, ctx) => {
+    if (value === undefined) return undefined;
+    const ms = parseRfc3339(value);
+    if (ms === null) {
+      ctx.addIssue({ code: "custom", message: "expected an RFC 3339 timestamp such as 2026-01-31T09:00:00Z" });
+      return z.NEVER;
+    }
+    return ms;
+  });
 
 export function pageSchema<T extends z.ZodType>(item: T) {
   return z.object({ items: z.array(item), next_cursor: z.string().nullable() });

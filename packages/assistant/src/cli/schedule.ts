@@ -1,0 +1,83 @@
+import type { Command } from "commander";
+import type { ScheduleRecord } from "../scheduler/store.ts";
+import { type CliContext, output } from "./context.ts";
+
+// `assistant schedule list|create|delete|pause|resume`: the daemon's schedules over its HTTP API (same service as
+// /schedule in chat).
+
+export function registerScheduleCommands(program: Command, ctx: CliContext): void {
+  const schedule = program
+    .command("schedule")
+    .description("recurring schedules: a message run as a task every N seconds or on a cron expression");
+  const call = async <T>(what: string, method: "GET" | "POST" | "DELETE", path: string, body?: unknown) => {
+    const { daemonRequest } = await import("./daemonClient.ts");
+    return daemonRequest<T>(ctx, what, method, path, body);
+  };
+  const path = (id: string, action = "") => `/api/schedules/${encodeURIComponent(id)}${action}`;
+  const show = async (value: ScheduleRecord, json: boolean | undefined, title: string) => {
+    const { formatSchedule } = await import("../scheduler/format.ts");
+    output(ctx, json, value, () => `${title}\n${formatSchedule(value)}`);
+  };
+  schedule
+    .command("list")
+    .description("schedules, newest first")
+    .option("--json", "machine-readable output")
+    .action(async (opts: { json?: boolean }) => {
+      const value = await call<{ items: ScheduleRecord[] }>(
+        "schedules cannot be listed",
+        "GET",
+        "/api/schedules?limit=500",
+      );
+      const { formatSchedules } = await import("../scheduler/format.ts");
+      output(ctx, opts.json, value, () => formatSchedules(value.items));
+    });
+  schedule
+    .command("create <name> <interval_sec_and_description...>")
+    .usage("<NAME> <INTERVAL_SEC> <DESCRIPTION> | <NAME> <DESCRIPTION> --cron <expr>")
+    .description("create a schedule: the description is sent as a task every INTERVAL_SEC seconds (or on --cron)")
+    .option("--cron <expr>", 'a 5-field cron expression instead of an interval, e.g. "0 9 * * mon-fri"')
+    .option("--task-type <type>", "the task type of each run (default: classified from the description)")
+    .option("--json", "machine-readable output")
+    .action(async (name: string, rest: string[], opts: { cron?: string; taskType?: string; json?: boolean }) => {
+      const [interval, ...words] = opts.cron !== undefined ? [undefined, ...rest] : rest;
+      const description = words.join(" ");
+      // With --cron a leading number would silently become part of the description.
+      const both = opts.cron !== undefined && rest.length > 1 && /^\d+$/.test(rest[0]!);
+      if (!description || both) {
+        const { AppError } = await import("../util/errors.ts");
+        throw new AppError(
+          "invalid_request",
+          "usage: assistant schedule create <NAME> <INTERVAL_SEC> <DESCRIPTION>, or <NAME> <DESCRIPTION> --cron <expr>",
+        );
+      }
+      const value = await call<ScheduleRecord>("the schedule was not created", "POST", "/api/schedules", {
+        name,
+        description,
+        // A number when it looks like one; anything else is sent as is, so the daemon says what is wrong with it.
+        ...(interval !== undefined
+          ? { interval_secs: /^-?\d+(\.\d+)?$/.test(interval) ? Number(interval) : interval }
+          : {}),
+        ...(opts.cron !== undefined ? { cron: opts.cron } : {}),
+        ...(opts.taskType !== undefined ? { task_type: opts.taskType } : {}),
+      });
+      await show(value, opts.json, `Created schedule ${value.id}.`);
+    });
+  schedule
+    .command("delete <id>")
+    .description("delete a schedule (a run in flight finishes)")
+    .option("--json", "machine-readable output")
+    .action(async (id: string, opts: { json?: boolean }) => {
+      const value = await call<{ removed: string }>("the schedule was not deleted", "DELETE", path(id));
+      output(ctx, opts.json, value, () => `Deleted schedule ${value.removed}.`);
+    });
+  for (const action of ["pause", "resume"] as const) {
+    schedule
+      .command(`${action} <id>`)
+      .description(action === "pause" ? "pause a schedule" : "resume a paused schedule (next run one window from now)")
+      .option("--json", "machine-readable output")
+      .action(async (id: string, opts: { json?: boolean }) => {
+        const value = await call<ScheduleRecord>(`the schedule was not ${action}d`, "POST", path(id, `/${action}`));
+        await show(value, opts.json, action === "pause" ? "Paused:" : "Resumed:");
+      });
+  }
+}

@@ -1,0 +1,65 @@
+import { type Db, statement } from "../store/database.ts";
+import { decodeSeqCursor, encodeSeqCursor, type Page } from "../util/cursor.ts";
+import type { EventKind, StoredEvent } from "./registry.ts";
+
+// Pages of stored events for the views built on the event log (timeline, mission events): newest first, a
+// selection of kinds (optionally narrowed by a payload field), optionally only those at or after a time.
+
+export interface EventSelection {
+  kinds: readonly EventKind[];
+  /** Events of this kind count only when their payload field has this value (budget_exhausted by source). */
+  where?: { kind: EventKind; field: string; value: string };
+}
+
+interface Row {
+  seq: number;
+  kind: EventKind;
+  ts: string;
+  task_id: string | null;
+  session_id: string | null;
+  data: string;
+}
+
+export function eventPage(
+  db: Db,
+  selection: EventSelection,
+  query: { limit: number; sinceMs?: number; cursor?: string },
+): Page<StoredEvent> {
+  const before = decodeSeqCursor(query.cursor);
+  const args: Array<string | number> = [...selection.kinds];
+  let match = `kind IN (${selection.kinds.map(() => "?").join(", ")})`;
+  if (selection.where) {
+    match = `(${match} OR (kind = ? AND json_extract(data, ?) = ?))`;
+    args.push(selection.where.kind, `$.${selection.where.field}`, selection.where.value);
+  }
+  const where = [match];
+  if (query.sinceMs !== undefined) {
+    // Stored timestamps are toISOString() (UTC, milliseconds), so they compare as text.
+    where.push("ts >= ?");
+    args.push(new Date(query.sinceMs).toISOString());
+  }
+  if (before !== undefined) {
+    where.push("seq < ?");
+    args.push(before);
+  }
+  const rows = statement(
+    db,
+    `SELECT seq, kind, ts, task_id, session_id, data FROM events WHERE ${where.join(" AND ")} ORDER BY seq DESC LIMIT ?`,
+  ).all(...args, query.limit + 1) as Row[];
+  const page = rows.slice(0, query.limit);
+  return {
+    items: page.map(toEvent),
+    next_cursor: rows.length > query.limit ? encodeSeqCursor(page.at(-1)!.seq) : null,
+  };
+}
+
+function toEvent(row: Row): StoredEvent {
+  return {
+    id: String(row.seq),
+    kind: row.kind,
+    ts: row.ts,
+    ...(row.task_id ? { task_id: row.task_id } : {}),
+    ...(row.session_id ? { session_id: row.session_id } : {}),
+    data: JSON.parse(row.data) as Record<string, unknown>,
+  };
+}

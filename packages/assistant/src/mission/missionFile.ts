@@ -1,0 +1,77 @@
+import { isAbsolute, join } from "node:path";
+import { configFilePath, loadConfig } from "../config/configFiles.ts";
+import type { DataPaths } from "../config/paths.ts";
+import { type AutonomousMission, autonomousMissionSchema } from "../config/schemas/autonomousMission.ts";
+import { setYamlValue, updateYamlFile } from "../config/yamlDocument.ts";
+import { TASK_TYPE_ALIASES } from "../llm/routing.ts";
+import { AppError, ConfigError } from "../util/errors.ts";
+
+// autonomous_mission.yaml as the mission reads and edits it: loaded fresh at every heartbeat (hand edits apply
+// without a restart) and merged key by key by PUT /api/autonomous-mission, keeping the user's comments.
+
+export const MISSION_KEYS = ["objective", "heartbeat_secs", "report_dir", "heartbeat_preferred_task_type", "enabled"];
+
+export type MissionFileRead = { config: AutonomousMission; error: null } | { config: null; error: ConfigError };
+
+export function readMissionFile(paths: DataPaths): MissionFileRead {
+  try {
+    return { config: loadConfig("autonomous_mission", paths), error: null };
+  } catch (error) {
+    if (error instanceof ConfigError) return { config: null, error };
+    throw error;
+  }
+}
+
+/**
+ * Merges `changes` into the file: a value sets its key, null removes it (its default applies). The merged file is
+ * validated before anything is written, so a bad value or an unknown key leaves the file as it was; the problem is
+ * an `invalid_request` naming the key. Returns the keys whose value changed.
+ */
+export function updateMissionFile(paths: DataPaths, changes: Record<string, unknown>): string[] {
+  const file = configFilePath("autonomous_mission", paths);
+  const changed: string[] = [];
+  let read = false;
+  try {
+    updateYamlFile(
+      file,
+      (doc) => {
+        read = true;
+        for (const [key, value] of Object.entries(changes)) {
+          const before = doc.toString();
+          setYamlValue(doc, [key], value ?? undefined);
+          if (doc.toString() !== before) changed.push(key);
+        }
+      },
+      autonomousMissionSchema,
+    );
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    if (!read) {
+      // The file on disk does not parse: no key of the request is at fault.
+      throw new AppError("conflict", `${error.message}; fix the file by hand, then send the change again`, {
+        file: error.file,
+        key: error.key,
+      });
+    }
+    const known = MISSION_KEYS.join(", ");
+    const hint = error.reason === "unknown key" ? ` (known keys: ${known})` : "";
+    throw new AppError("invalid_request", `${error.message}${hint}`, {
+      field: error.key || "body",
+      file: error.file,
+      reason: error.reason,
+    });
+  }
+  return changed;
+}
+
+/** Where the reports go: report_dir as is when absolute, else under the data directory. */
+export function reportDirPath(paths: DataPaths, config: AutonomousMission): string {
+  return isAbsolute(config.report_dir) ? config.report_dir : join(paths.dataDir, config.report_dir);
+}
+
+/** The task type of a cycle: heartbeat_preferred_task_type through the routing aliases, default conversation. */
+export function cycleTaskType(config: AutonomousMission): string {
+  const preferred = config.heartbeat_preferred_task_type?.trim();
+  if (!preferred) return "conversation";
+  return TASK_TYPE_ALIASES[preferred] ?? preferred;
+}

@@ -1,0 +1,24 @@
+import type { ScheduleRecord } from "./store.ts";
+
+// Schedules as text, for /schedule and `assistant schedule`.
+
+export function formatCadence(schedule: Pick<ScheduleRecord, "interval_secs" | "cron">): string {
+  return schedule.interval_secs !== null ? `every ${schedule.interval_secs} s` : `cron "${schedule.cron}"`;
+}
+
+export function formatSchedule(schedule: ScheduleRecord): string {
+  const lines = [
+    `${schedule.id}  ${schedule.name}  (${formatCadence(schedule)}, ${schedule.status})`,
+    `    ${schedule.description.length > 120 ? `${schedule.description.slice(0, 117)}...` : schedule.description}`,
+    `    next run ${schedule.next_run_at}, runs ${schedule.runs}${schedule.last_task_id ? `, last task ${schedule.last_task_id}` : ""}${schedule.running_task_id ? " (running)" : ""}`,
+  ];
+  if (schedule.status_reason) lines.push(`    ${schedule.status_reason}`);
+  return lines.join("\n");
+}
+
+export function formatSchedules(schedules: ScheduleRecord[]): string {
+  if (schedules.length === 0) {
+    return 'No schedules. Create one with /schedule create <NAME> <INTERVAL_SEC> "<description>".';
+  }
+  return ["Schedules:", ...schedules.map(formatSchedule)].join("\n");
+}

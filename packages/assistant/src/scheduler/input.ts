@@ -1,0 +1,86 @@
+import { z } from "zod";
+import { AppError, ConfigError } from "../util/errors.ts";
+import { MAX_CRON_CHARS, parseCron } from "./cron.ts";
+
+// What a new schedule may be: one schema for POST /api/schedules (which also documents it in OpenAPI), the
+// /schedule slash command and the CLI, so every surface refuses the same things with the same messages.
+
+export const MAX_NAME_CHARS = 100;
+export const MAX_DESCRIPTION_CHARS = 4000;
+/** A year: a longer interval is almost surely a unit mistake. */
+export const MAX_INTERVAL_SECS = 31_536_000;
+export const DEFAULT_MIN_INTERVAL_SECS = 60;
+
+export interface ScheduleInput {
+  name: string;
+  description: string;
+  interval_secs?: number;
+  cron?: string;
+  task_type?: string;
+}
+
+/** ASSISTANT_SCHEDULE_MIN_INTERVAL_SECS (default 60): the shortest interval a schedule may have. */
+export function minIntervalSecs(env: NodeJS.ProcessEnv): number {
+  const raw = env.ASSISTANT_SCHEDULE_MIN_INTERVAL_SECS?.trim();
+  if (!raw) return DEFAULT_MIN_INTERVAL_SECS;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1 || value > MAX_INTERVAL_SECS) {
+    throw new ConfigError(
+      "environment",
+      "ASSISTANT_SCHEDULE_MIN_INTERVAL_SECS",
+      `must be a whole number of seconds from 1 to ${MAX_INTERVAL_SECS} (got "${raw}")`,
+    );
+  }
+  return value;
+}
+
+export function scheduleInputSchema(minInterval: number): z.ZodType<ScheduleInput> {
+  return z
+    .strictObject({
+      name: z.string().trim().min(1, "name is empty").max(MAX_NAME_CHARS, `at most ${MAX_NAME_CHARS} characters`),
+      description: z
+        .string()
+        .trim()
+        .min(1, "description is empty: it is the message each run sends to the agent")
+        .max(MAX_DESCRIPTION_CHARS, `at most ${MAX_DESCRIPTION_CHARS} characters`),
+      interval_secs: z
+        .number()
+        .int("a whole number of seconds")
+        .min(minInterval, `at least ${minInterval} seconds (ASSISTANT_SCHEDULE_MIN_INTERVAL_SECS)`)
+        .max(MAX_INTERVAL_SECS, `at most ${MAX_INTERVAL_SECS} seconds (a year)`)
+        .optional(),
+      cron: z
+        .string()
+        .max(MAX_CRON_CHARS)
+        .superRefine((value, ctx) => {
+          try {
+            parseCron(value);
+          } catch (error) {
+            ctx.addIssue({ code: "custom", message: (error as Error).message });
+          }
+        })
+        .optional(),
+      task_type: z
+        .string()
+        .regex(/^[A-Za-z0-9_.-]{1,64}$/, "expected a task type name such as conversation")
+        .optional(),
+    })
+    .superRefine((input, ctx) => {
+      if ((input.interval_secs === undefined) === (input.cron === undefined)) {
+        ctx.addIssue({
+          code: "custom",
+          path: [input.interval_secs === undefined ? "interval_secs" : "cron"],
+          message: "give exactly one of interval_secs (seconds between runs) or cron (a 5-field cron expression)",
+        });
+      }
+    });
+}
+
+/** Validates input from a surface without its own schema check (slash command); `invalid_request` naming the field. */
+export function parseScheduleInput(input: unknown, minInterval: number): ScheduleInput {
+  const result = scheduleInputSchema(minInterval).safeParse(input);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  const field = issue.path.map(String).join(".") || "body";
+  throw new AppError("invalid_request", `${field}: ${issue.message}`, { field });
+}

@@ -1,0 +1,211 @@
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { historyFor } from "../../src/agent/compaction.ts";
+import { SessionStore } from "../../src/agent/sessions.ts";
+import { EventLog } from "../../src/events/eventLog.ts";
+import { MemoryService } from "../../src/memory/service.ts";
+import { type Db, openDatabase } from "../../src/store/database.ts";
+import { tempDataDir } from "../helpers/daemon.ts";
+import { testRouter } from "../llm/router/helpers.ts";
+import { type ScriptedServer, startOpenAiServer } from "../llm/servers/openaiServer.ts";
+
+// The memory service over a real router (the remote model is the scripted OpenAI-protocol server), a real
+// SQLite file and the real session store.
+
+let server: ScriptedServer;
+const open: Array<{ db: Db; memory: MemoryService }> = [];
+
+beforeAll(async () => {
+  server = await startOpenAiServer();
+});
+afterAll(async () => {
+  await server.close();
+});
+afterEach(async () => {
+  for (const { db, memory } of open.splice(0)) {
+    await memory.close();
+    db.close();
+  }
+});
+
+const silentLogger = { warn: () => {}, info: () => {} };
+
+function setup(env: NodeJS.ProcessEnv = {}) {
+  const db = openDatabase(join(tempDataDir("assistant-memory-"), "assistant.db"));
+  const { router } = testRouter(
+    {
+      providers: { lowbit_server: { base_url: `${server.url}/v1` } },
+      task_types: {
+        system: { primary: { provider: "lowbit_server", model: "system-model" } },
+        conversation: { primary: { provider: "lowbit_server", model: "chat-model" } },
+      },
+    },
+    { env },
+  );
+  const sessions = new SessionStore(db);
+  const events = new EventLog(db);
+  const memory = new MemoryService({
+    db,
+    router,
+    sessions,
+    events,
+    env,
+    logger: silentLogger,
+    embeddedPresent: () => false,
+  });
+  open.push({ db, memory });
+  return { db, sessions, events, memory };
+}
+
+const extraction = (...memories: Array<Record<string, string>>) => ({
+  kind: "reply" as const,
+  text: JSON.stringify({ memories }),
+});
+const systemRequests = () => server.requests.filter((r) => (r.body as { model?: string })?.model === "system-model");
+const requestText = (r: { body: unknown }) => JSON.stringify(r.body);
+
+describe("learning", () => {
+  it("learns after a reply, keeps the source, and never re-reads a message", async () => {
+    const { sessions, memory, events } = setup();
+    const session = sessions.create();
+    sessions.append(session.id, { role: "user", content: "My sister Alice lives in Lyon." });
+    const reply = sessions.append(session.id, { role: "assistant", content: "Noted!" });
+    server.enqueue(
+      extraction({ kind: "person", subject: "Alice", content: "Alice is the user's sister; she lives in Lyon." }),
+    );
+    const before = systemRequests().length;
+    memory.learnAfter(session.id, "task_1");
+    await memory.idle();
+    expect(systemRequests().length).toBe(before + 1);
+    expect(requestText(systemRequests().at(-1)!)).toContain("My sister Alice lives in Lyon.");
+
+    const [item] = memory.overview().recent;
+    expect(item).toMatchObject({
+      kind: "person",
+      subject: "Alice",
+      origin: "learning",
+      source: { session_id: session.id, task_id: "task_1" },
+    });
+    expect(item!.source.message_id).toBeTruthy();
+    expect(memory.store.learnedThrough(session.id)).toBe(reply.seq);
+    expect(events.list({ kinds: ["memory_learned"], limit: 10 })).toHaveLength(1);
+
+    // Nothing new to read: no model call.
+    memory.learnAfter(session.id);
+    await memory.idle();
+    expect(systemRequests().length).toBe(before + 1);
+  });
+
+  it("pausing stops extraction, and what was said while paused is never learned", async () => {
+    const { sessions, memory } = setup();
+    const session = sessions.create();
+    memory.setLearning(false);
+    expect(memory.settings().learning_enabled).toBe(false);
+    sessions.append(session.id, { role: "user", content: "My PIN code is 4321, keep it private." });
+    const before = systemRequests().length;
+    memory.learnAfter(session.id);
+    await memory.idle();
+    expect(systemRequests().length).toBe(before);
+    expect(memory.overview().total).toBe(0);
+
+    memory.setLearning(true);
+    sessions.append(session.id, { role: "user", content: "I prefer tea to coffee." });
+    server.enqueue(extraction({ kind: "preference", subject: "drinks", content: "The user prefers tea to coffee." }));
+    memory.learnAfter(session.id);
+    await memory.idle();
+    const request = requestText(systemRequests().at(-1)!);
+    expect(request).toContain("I prefer tea to coffee.");
+    expect(request).not.toContain("4321");
+    expect(memory.overview().total).toBe(1);
+  });
+
+  it("flushes unread messages into memory before compaction folds them", async () => {
+    const { sessions, memory } = setup();
+    const session = sessions.create();
+    const filler = "and then we talked about many other things at length ".repeat(12);
+    sessions.append(session.id, { role: "user", content: `My passport is in the blue folder. ${filler}` });
+    sessions.append(session.id, { role: "assistant", content: `Understood. ${filler}` });
+    sessions.append(session.id, { role: "user", content: `Let us plan the trip. ${filler}` });
+    sessions.append(session.id, { role: "assistant", content: "Sure." });
+    server.enqueue(
+      extraction({ kind: "fact", subject: "passport", content: "The user's passport is in the blue folder." }),
+      { kind: "reply", text: "- passport: blue folder" },
+    );
+    const before = systemRequests().length;
+    const history = await historyFor(
+      { sessions, router: testRouterFor(), beforeFold: (id, through) => memory.flush(id, through) },
+      session.id,
+      256,
+    );
+    const calls = systemRequests().slice(before);
+    expect(calls).toHaveLength(2);
+    // The extraction ran first, on the messages about to be folded, and stored them as "flush".
+    expect(requestText(calls[0]!)).toContain("long-term memory");
+    expect(requestText(calls[1]!)).toContain("Summarise the conversation");
+    expect(memory.overview().recent[0]).toMatchObject({
+      origin: "flush",
+      content: "The user's passport is in the blue folder.",
+    });
+    expect(history.summary).toBe("- passport: blue folder");
+  });
+});
+
+function testRouterFor() {
+  return testRouter({
+    providers: { lowbit_server: { base_url: `${server.url}/v1` } },
+    task_types: { system: { primary: { provider: "lowbit_server", model: "system-model" } } },
+  }).router;
+}
+
+describe("retrieval", () => {
+  it("puts relevant memories in the prompt within the token budget, and nothing when none match", async () => {
+    const { memory } = setup({ ASSISTANT_MEMORY_PROMPT_TOKENS: "40" });
+    memory.remember({ kind: "fact", content: "The user's car is a green Volvo estate." });
+    memory.remember({ kind: "fact", content: "The user's car keys are in the kitchen drawer." });
+    memory.remember({ kind: "preference", content: "The user likes jazz music." });
+    const block = await memory.promptContext("Where are my car keys?");
+    expect(block).toContain("kitchen drawer");
+    expect(block).not.toContain("jazz");
+    // 40 tokens hold the header's items only up to the budget.
+    expect(block!.split("\n").filter((l) => l.startsWith("- ")).length).toBeLessThanOrEqual(2);
+    expect(await memory.promptContext("Tell me a joke")).toBeNull();
+  });
+
+  it("embeds memories through a provider and searches by vector too", async () => {
+    const { memory } = setup({ ASSISTANT_MEMORY_EMBEDDINGS: "lowbit_server:embed-model" });
+    memory.remember({ kind: "fact", content: "The spare key hides under the garden gnome." });
+    memory.remember({ kind: "fact", content: "The wifi password is on the fridge." });
+    await memory.idle();
+    const overview = memory.overview();
+    expect(overview.vectors).toMatchObject({
+      embedded: 2,
+      pending: 0,
+      embedder: "lowbit_server:embed-model",
+      dims: 64,
+    });
+    expect(memory.settings().embeddings).toMatchObject({ status: "vectors", embedder: "lowbit_server:embed-model" });
+    const hits = await memory.search("garden gnome key");
+    expect(hits[0]!.memory.content).toContain("garden gnome");
+    expect(hits[0]!.matched).toEqual(expect.arrayContaining(["text", "vector"]));
+  });
+
+  it("falls back to text search when the embedder fails, and says why", async () => {
+    const { memory } = setup({ ASSISTANT_MEMORY_EMBEDDINGS: "lowbit_server:embed-model" });
+    server.enqueue({ kind: "status", status: 400, path: "/v1/embeddings" });
+    memory.remember({ kind: "fact", content: "The boat is moored at pier nine." });
+    await memory.idle();
+    expect(memory.overview().vectors).toMatchObject({ embedded: 0, pending: 1 });
+    expect(memory.settings().embeddings.reason).toMatch(/embedding failed/);
+    const hits = await memory.search("boat pier");
+    expect(hits[0]!.memory.content).toContain("pier nine");
+    expect(hits[0]!.matched).toEqual(["text"]);
+  });
+
+  it("links people to the items that mention them", async () => {
+    const { memory } = setup({ ASSISTANT_GRAPH_EXPAND: "1" });
+    memory.remember({ kind: "fact", content: "Bob plays the cello." });
+    memory.remember({ kind: "person", subject: "Bob", content: "Bob is the user's neighbour." });
+    const hits = await memory.search("who is my neighbour");
+    expect(hits.map((h) => h.memory.content)).toEqual(["Bob is the user's neighbour.", "Bob plays the cello."]);
+  });
+});
