@@ -10,7 +10,11 @@ import { benchRouterYaml, startBenchDaemon } from "../daemon.ts";
 const { values } = parseArgs({ options: { requests: { type: "string", default: "300" } } });
 const requests = Number(values.requests);
 const server = await startOpenAiServer({ defaultBehaviour: { kind: "reply", text: "The quick brown fox jumps." } });
-const daemon = await startBenchDaemon("router", benchRouterYaml(server.url, ["conversation"]));
+// Memory learning (one more model call after each reply, measured by bench:memory) is off: this bench times the
+// turn itself against the model server.
+const daemon = await startBenchDaemon("router", benchRouterYaml(server.url, ["conversation"]), {
+  ASSISTANT_MEMORY_LEARNING: "0",
+});
 const { url: daemonUrl, token } = daemon;
 
 const message = "Tell me something short.";

@@ -406,7 +406,10 @@ export class TaskService {
         sessions,
         router,
         logger: this.#deps.logger,
-        ...(memory ? { beforeFold: (sessionId, through) => memory.flush(sessionId, through, signal) } : {}),
+        // Only people's conversations are learned from, not the generated prompts of schedules and missions.
+        ...(memory && LEARNING_ORIGINS.has(task.origin)
+          ? { beforeFold: (sessionId, through) => memory.flush(sessionId, through, signal) }
+          : {}),
       },
       task.session_id,
       maxContextTokens(this.#deps.env),

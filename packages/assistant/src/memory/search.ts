@@ -6,6 +6,9 @@ import type { VectorHit } from "./vectorIndex.ts";
 // items that only share words with it, so asking for something exact finds it first however large the store.
 
 const TEXT_POOL = 50;
+const PHRASE_POOL = 10;
+/** Items the BM25 query may have to score at most (the sum of its words' document counts). */
+const POSTINGS_BUDGET = 20_000;
 const VECTOR_POOL = 50;
 const EXPAND_FROM = 5;
 const EXPAND_LIMIT = 20;
@@ -39,19 +42,48 @@ export interface SearchOptions {
   now?: Date;
 }
 
-/** The FTS5 query for free text: each significant word quoted (no operator can be injected), OR-ed. */
-export function ftsQuery(text: string): string | null {
+/** The significant words of a text, normalised like the text index does, at most MAX_TERMS. */
+function significantWords(text: string): string[] {
   const words = normalise(text)
     .split(" ")
     .filter((w) => w.length > 1 && !STOPWORDS.has(w));
-  const unique = [...new Set(words)].slice(0, MAX_TERMS);
-  return unique.length > 0 ? unique.map((w) => `"${w}"`).join(" OR ") : null;
+  return [...new Set(words)].slice(0, MAX_TERMS);
+}
+
+/** The FTS5 query for free text: each significant word quoted (no operator can be injected), OR-ed. */
+export function ftsQuery(text: string): string | null {
+  const words = significantWords(text);
+  return words.length > 0 ? words.map((w) => `"${w}"`).join(" OR ") : null;
+}
+
+/**
+ * Text candidates, best first: items holding the whole query as a phrase, then BM25 over the query's words.
+ * Ranking must score every item that holds a word, so the most common words are left out once the rarer ones
+ * already cover POSTINGS_BUDGET items: they would cost most and tell least.
+ */
+function textCandidates(store: MemoryStore, query: string): number[] {
+  const words = significantWords(query);
+  if (words.length === 0) return [];
+  const phrase = normalise(query).split(" ").filter(Boolean);
+  const exact = phrase.length >= 2 ? store.searchText(`"${phrase.join(" ")}"`, PHRASE_POOL) : [];
+  const counted = words
+    .map((word) => ({ word, docs: store.documentFrequency(word) }))
+    .filter((w) => w.docs > 0)
+    .sort((a, b) => a.docs - b.docs);
+  const kept: string[] = [];
+  let postings = 0;
+  for (const { word, docs } of counted) {
+    if (kept.length > 0 && postings + docs > POSTINGS_BUDGET) break;
+    kept.push(word);
+    postings += docs;
+  }
+  const ranked = kept.length > 0 ? store.searchText(kept.map((w) => `"${w}"`).join(" OR "), TEXT_POOL) : [];
+  return [...new Set([...exact, ...ranked])];
 }
 
 export function searchMemories(store: MemoryStore, query: string, options: SearchOptions): SearchHit[] {
   const now = (options.now ?? new Date()).getTime();
-  const fts = ftsQuery(query);
-  const textSeqs = fts ? store.searchText(fts, TEXT_POOL) : [];
+  const textSeqs = textCandidates(store, query);
   const textRank = new Map(textSeqs.map((seq, i) => [seq, i]));
   const vectorSim = new Map((options.vectorHits ?? []).slice(0, VECTOR_POOL).map((h) => [h.seq, h.similarity]));
   const seqs = [...new Set([...textSeqs, ...vectorSim.keys()])];

@@ -182,6 +182,14 @@ export class MemoryStore {
     return rows.map((r) => r.seq);
   }
 
+  /** How many memories contain `term` (a normalised word). */
+  documentFrequency(term: string): number {
+    const row = statement(this.#db, "SELECT doc FROM memories_vocab WHERE term = ?").get(term) as
+      | { doc: number }
+      | undefined;
+    return row?.doc ?? 0;
+  }
+
   link(fromSeq: number, toSeq: number, label: string): void {
     if (fromSeq === toSeq) return;
     const insert = statement(this.#db, "INSERT OR IGNORE INTO memory_links (from_seq, to_seq, label) VALUES (?, ?, ?)");

@@ -222,6 +222,8 @@ export const MIGRATIONS: Migration[] = [
       CREATE VIRTUAL TABLE memories_fts USING fts5(
         content, content = 'memories', content_rowid = 'seq', tokenize = 'unicode61 remove_diacritics 2'
       );
+      -- Document counts per term: search leaves out words so common that ranking them costs more than it tells.
+      CREATE VIRTUAL TABLE memories_vocab USING fts5vocab('memories_fts', 'row');
       CREATE TRIGGER memories_fts_insert AFTER INSERT ON memories BEGIN
         INSERT INTO memories_fts (rowid, content) VALUES (new.seq, new.content);
       END;

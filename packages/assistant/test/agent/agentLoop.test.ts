@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api as apiCall, startDaemon, type TestDaemon, tempDataDir } from "../helpers/daemon.ts";
 import { type ScriptedServer, startOpenAiServer } from "../llm/servers/openaiServer.ts";
-import { agentDataDir } from "./helpers.ts";
+import { agentDataDir, NO_LEARNING } from "./helpers.ts";
 
 // The agent end to end: a real daemon runs tasks against a scripted OpenAI-protocol server that returns chosen
 // tool calls. Tools act on a scratch directory allowed by a real tools_policy.yaml.
@@ -27,7 +27,10 @@ beforeAll(async () => {
     system: "system-model",
     default: "chat-model",
   });
-  daemon = await startDaemon({ ...ENV, ASSISTANT_EMBEDDED_MODEL_PATH: join(dataDir, "none.gguf") }, dataDir);
+  daemon = await startDaemon(
+    { ...ENV, ...NO_LEARNING, ASSISTANT_EMBEDDED_MODEL_PATH: join(dataDir, "none.gguf") },
+    dataDir,
+  );
 });
 afterAll(async () => {
   await daemon?.stop();
@@ -303,7 +306,10 @@ describe("a daemon killed mid-task", () => {
 
     await daemon.stop("SIGKILL");
     server.enqueue({ kind: "reply", text: "hi" });
-    daemon = await startDaemon({ ...ENV, ASSISTANT_EMBEDDED_MODEL_PATH: join(dataDir, "none.gguf") }, dataDir);
+    daemon = await startDaemon(
+      { ...ENV, ...NO_LEARNING, ASSISTANT_EMBEDDED_MODEL_PATH: join(dataDir, "none.gguf") },
+      dataDir,
+    );
 
     const interrupted = await task(running.task_id);
     expect(interrupted).toMatchObject({ status: "failed", reason: "interrupted" });

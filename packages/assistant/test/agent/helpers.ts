@@ -3,6 +3,12 @@ import { join } from "node:path";
 import { stringify } from "yaml";
 import { tempDataDir } from "../helpers/daemon.ts";
 
+/**
+ * Daemon env for tests that script every model call in order: memory learning (a model call of its own after each
+ * reply, test/memory covers it) stays off so it takes none of the scripted answers.
+ */
+export const NO_LEARNING = { ASSISTANT_MEMORY_LEARNING: "0" };
+
 // llm_router.yaml for agent tests: every listed task type routes to the scripted OpenAI-protocol server
 // (test/llm/servers/openaiServer.ts) as lowbit_server, with a model name per task type so requests can be told
 // apart by `body.model`.

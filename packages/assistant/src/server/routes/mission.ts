@@ -1,10 +1,9 @@
 import type { FastifyRequest } from "fastify";
 import { z } from "zod";
 import { parseYaml, yamlDocumentValue } from "../../config/yamlDocument.ts";
-import { parseRfc3339 } from "../../mission/missionEvents.ts";
 import type { Services } from "../../runtime/services.ts";
 import { AppError, ConfigError } from "../../util/errors.ts";
-import { MAX_LIMIT } from "../pagination.ts";
+import { pageQuerySchema, sinceSchema } from "../pagination.ts";
 import { defineRoute, type RouteSpec } from "../route.ts";
 
 // The autonomous mission (SPEC.md "Autonomous mission", DESIGN.md sections 6 and 11): its file keys and state,
@@ -42,22 +41,7 @@ const changesBody = z
     "Keys of autonomous_mission.yaml to set (objective, heartbeat_secs, report_dir, heartbeat_preferred_task_type, enabled); null removes a key",
   );
 
-const eventsQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(MAX_LIMIT).default(50),
-  since: z
-    .string()
-    .optional()
-    .transform((value, ctx) => {
-      if (value === undefined) return undefined;
-      const ms = parseRfc3339(value);
-      if (ms === null) {
-        ctx.addIssue({ code: "custom", message: "expected an RFC 3339 timestamp such as 2026-01-31T09:00:00Z" });
-        return z.NEVER;
-      }
-      return ms;
-    }),
-  cursor: z.string().max(512).optional(),
-});
+const eventsQuery = pageQuerySchema.extend({ since: sinceSchema });
 
 export function missionRoutes(services: Services): RouteSpec[] {
   const { mission } = services;
