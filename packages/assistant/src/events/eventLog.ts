@@ -16,7 +16,8 @@ export interface EventQuery {
 
 type Listener = (event: StoredEvent) => void;
 
-interface Row {
+/** An events table row as SQLite returns it. */
+export interface EventRow {
   seq: number;
   kind: EventKind;
   ts: string;
@@ -76,7 +77,7 @@ export class EventLog {
     const rows = statement(this.#db, `SELECT * FROM events WHERE ${where.join(" AND ")} ORDER BY seq LIMIT ?`).all(
       ...args,
       query.limit,
-    ) as Row[];
+    ) as EventRow[];
     return rows.map(toEvent);
   }
 
@@ -98,7 +99,7 @@ function scopeOf(scope: EventScope): EventScope {
   return out;
 }
 
-function toEvent(row: Row): StoredEvent {
+export function toEvent(row: EventRow): StoredEvent {
   const scope: EventScope = {};
   if (row.task_id) scope.task_id = row.task_id;
   if (row.session_id) scope.session_id = row.session_id;

@@ -1,5 +1,6 @@
 import { type Db, statement } from "../store/database.ts";
 import { decodeSeqCursor, encodeSeqCursor, type Page } from "../util/cursor.ts";
+import { type EventRow, toEvent } from "./eventLog.ts";
 import type { EventKind, StoredEvent } from "./registry.ts";
 
 // Pages of stored events for the views built on the event log (timeline, mission events): newest first, a
@@ -9,15 +10,6 @@ export interface EventSelection {
   kinds: readonly EventKind[];
   /** Events of this kind count only when their payload field has this value (budget_exhausted by source). */
   where?: { kind: EventKind; field: string; value: string };
-}
-
-interface Row {
-  seq: number;
-  kind: EventKind;
-  ts: string;
-  task_id: string | null;
-  session_id: string | null;
-  data: string;
 }
 
 export function eventPage(
@@ -45,21 +37,10 @@ export function eventPage(
   const rows = statement(
     db,
     `SELECT seq, kind, ts, task_id, session_id, data FROM events WHERE ${where.join(" AND ")} ORDER BY seq DESC LIMIT ?`,
-  ).all(...args, query.limit + 1) as Row[];
+  ).all(...args, query.limit + 1) as EventRow[];
   const page = rows.slice(0, query.limit);
   return {
     items: page.map(toEvent),
     next_cursor: rows.length > query.limit ? encodeSeqCursor(page.at(-1)!.seq) : null,
-  };
-}
-
-function toEvent(row: Row): StoredEvent {
-  return {
-    id: String(row.seq),
-    kind: row.kind,
-    ts: row.ts,
-    ...(row.task_id ? { task_id: row.task_id } : {}),
-    ...(row.session_id ? { session_id: row.session_id } : {}),
-    data: JSON.parse(row.data) as Record<string, unknown>,
   };
 }

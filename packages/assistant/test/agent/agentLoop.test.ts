@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { api as apiCall, startDaemon, type TestDaemon, tempDataDir } from "../helpers/daemon.ts";
+import { api as apiCall, startDaemon, type TestDaemon, tempDataDir, until } from "../helpers/daemon.ts";
 import { type ScriptedServer, startOpenAiServer } from "../llm/servers/openaiServer.ts";
 import { agentDataDir, NO_LEARNING } from "./helpers.ts";
 
@@ -48,14 +48,6 @@ const chatBodies = () =>
   server.requests.filter((r) => r.path.endsWith("/chat/completions")).map((r) => r.body as ChatBody);
 const text = (body: ChatBody) => JSON.stringify(body.messages);
 
-async function until<T>(read: () => Promise<T>, ok: (value: T) => boolean, ms = 10_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await read();
-    if (ok(value) || Date.now() > deadline) return value;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 const task = async (id: string) => (await api("GET", `/api/tasks/${id}`)).json();
 const untilStatus = (id: string, ...statuses: string[]) =>
   until(

@@ -108,3 +108,13 @@ export function api(
     ...(body !== undefined ? { body: typeof body === "string" ? body : JSON.stringify(body) } : {}),
   });
 }
+
+/** Polls `read` until `ok` accepts its value or `ms` pass; returns the last value (the caller asserts on it). */
+export async function until<T>(read: () => Promise<T>, ok: (value: T) => boolean, ms = 20_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await read();
+    if (ok(value) || Date.now() > deadline) return value;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { openDatabase } from "../../src/store/database.ts";
 import { agentDataDir } from "../agent/helpers.ts";
-import { startDaemon, type TestDaemon, tempDataDir } from "../helpers/daemon.ts";
+import { api as apiCall, startDaemon, type TestDaemon, tempDataDir, until } from "../helpers/daemon.ts";
 import { type ScriptedServer, startOpenAiServer } from "../llm/servers/openaiServer.ts";
 
 // The second brain through a real daemon: learning after replies (the model is the scripted OpenAI-protocol
@@ -14,26 +14,10 @@ import { type ScriptedServer, startOpenAiServer } from "../llm/servers/openaiSer
 let server: ScriptedServer;
 let daemon: TestDaemon;
 
-async function api(method: string, path: string, body?: unknown) {
-  const response = await fetch(`${daemon.url}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${daemon.token}`,
-      ...(body === undefined ? {} : { "content-type": "application/json" }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  // biome-ignore lint/suspicious/noExplicitAny: tests read response bodies loosely
-  return { status: response.status, body: (await response.json()) as any };
-}
-
-async function until<T>(probe: () => Promise<T>, ok: (value: T) => boolean, ms = 8000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (ok(value) || Date.now() > deadline) return value;
-    await new Promise((r) => setTimeout(r, 50));
-  }
+// biome-ignore lint/suspicious/noExplicitAny: tests read response bodies loosely
+async function api(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+  const response = await apiCall(daemon, method, path, body);
+  return { status: response.status, body: response.json() };
 }
 
 const modelOf = (r: { body: unknown }) => (r.body as { model?: string } | undefined)?.model;

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../../src/store/database.ts";
 import { scriptedRouterYaml } from "../agent/helpers.ts";
-import { api as apiCall, raw, startDaemon, type TestDaemon, tempDataDir } from "../helpers/daemon.ts";
+import { api as apiCall, raw, startDaemon, type TestDaemon, tempDataDir, until } from "../helpers/daemon.ts";
 import { type ScriptedServer, startOpenAiServer } from "../llm/servers/openaiServer.ts";
 
 // The mission end to end: a real daemon with heartbeat_secs 1 runs cycles against a scripted OpenAI-protocol
@@ -22,16 +22,6 @@ const putYaml = (text: string, type = "application/yaml") =>
     headers: { authorization: `Bearer ${daemon.token}`, "content-type": type },
     body: text,
   });
-
-async function until<T>(read: () => Promise<T>, ok: (value: T) => boolean, ms = 15_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await read();
-    if (ok(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out; last value: ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 const missionMessages = () =>
   llm.requests

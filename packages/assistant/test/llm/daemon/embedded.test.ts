@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tinyGgufBytes } from "../../fixtures/tinyGguf.ts";
-import { api as apiCall, startDaemon, type TestDaemon, tempDataDir } from "../../helpers/daemon.ts";
+import { api as apiCall, startDaemon, type TestDaemon, tempDataDir, until } from "../../helpers/daemon.ts";
 import { type ModelServer, startModelServer } from "../embedded/modelServer.ts";
 
 // The embedded default end to end, in a real daemon with no router file: the first chat falls through to core
@@ -35,15 +35,6 @@ afterAll(async () => {
 });
 
 const api = (method: string, path: string, body?: unknown) => apiCall(daemon, method, path, body);
-
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await read();
-    if (done(value) || Date.now() > deadline) return value;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe("the embedded model in the daemon", () => {
   it("while the model is missing, core answers honestly and the download starts", async () => {
