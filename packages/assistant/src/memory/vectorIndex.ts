@@ -13,7 +13,9 @@ const SETTINGS_KEY = "memory.vectors";
 /** Candidates from the bit scan that get an exact distance. */
 const RERANK_POOL = 200;
 const PLANES = 6;
-/** Up to this many vectors a query scans them all; above it, only the probed buckets. */
+/** Up to this many vectors a query compares exact float vectors with every one of them. */
+const EXACT_LIMIT = 10_000;
+/** Up to this many vectors a query scans all sign bits; above it, only the probed buckets. */
 const FULL_SCAN_LIMIT = 20_000;
 const PER_BUCKET = 60;
 
@@ -142,6 +144,14 @@ export class VectorIndex {
     const padded = [...vector, ...new Array(paddedBits(meta.dims) - vector.length).fill(0)];
     const query = Buffer.from(new Float32Array(padded).buffer);
     let candidates: Array<{ seq: number }>;
+    if (this.#size() <= EXACT_LIMIT) {
+      // A personal store is usually small: an exact cosine scan of every float vector is cheap and misses nothing.
+      const exact = statement(
+        this.#db,
+        "SELECT seq, vec_distance_cosine(embedding, ?) AS distance FROM memory_vectors ORDER BY distance LIMIT ?",
+      ).all(Buffer.from(new Float32Array(vector).buffer), limit) as Array<{ seq: number; distance: number }>;
+      return exact.map((r) => ({ seq: r.seq, similarity: 1 - r.distance }));
+    }
     if (this.#size() <= FULL_SCAN_LIMIT) {
       candidates = statement(
         this.#db,

@@ -98,6 +98,28 @@ describe("embedded runtime", () => {
     expect(runtime.state()).toMatchObject({ status: "loaded", threads: 1, context_size: 512, gpu: false, error: null });
   });
 
+  it("embeds texts for memory search: one finite vector per text, the same text the same vector", async () => {
+    const { runtime } = runtimeFor();
+    const vectors = await runtime.embed([
+      "my sister lives in Lyon",
+      "the car keys are in the drawer",
+      "my sister lives in Lyon",
+    ]);
+    expect(vectors).toHaveLength(3);
+    expect(vectors[0]!.length).toBeGreaterThan(0);
+    expect(vectors.every((v) => v.length === vectors[0]!.length && v.every(Number.isFinite))).toBe(true);
+    expect(vectors[2]).toEqual(vectors[0]);
+    expect(vectors[1]).not.toEqual(vectors[0]);
+    // Chat still works beside the embedding context.
+    const { stream } = await runtime.languageModel().doStream(hello);
+    expect(finishOf(await readParts(stream)).usage.outputTokens.total).toBeGreaterThan(0);
+  });
+
+  it("never starts a download to embed: a missing model file is unavailable at once", async () => {
+    const { runtime } = runtimeFor({ ASSISTANT_EMBEDDED_MODEL_PATH: join(root, "absent.gguf") });
+    await expect(runtime.embed(["anything"])).rejects.toThrow(/not present/);
+  });
+
   it("answers doGenerate with the same text, and unload drops the weights until the next call", async () => {
     const logger = recordingLogger();
     const { runtime } = runtimeFor({}, logger);
