@@ -26,7 +26,7 @@ import { loadSqliteVec, VectorIndex } from "./vectorIndex.ts";
 const SETTINGS_KEY = "memory.settings";
 const DEFAULT_PROMPT_TOKENS = 400;
 /** A vector-only hit enters the prompt from this cosine similarity up; text hits always may. */
-const DEFAULT_MIN_SIMILARITY = 0.5;
+const MIN_SIMILARITY = 0.5;
 const EMBED_BATCH = 16;
 const QUERY_CACHE = 64;
 /** Unread messages a learning job reads per session (the newest ones when more are waiting). */
@@ -66,7 +66,6 @@ export class MemoryService {
   readonly #choice: EmbedderChoice;
   readonly #graphExpand: boolean;
   readonly #promptTokens: number;
-  readonly #minSimilarity: number;
   #index: VectorIndex | null = null;
   #indexProblem: string | null = null;
   #embedderReason: string | null = null;
@@ -84,7 +83,6 @@ export class MemoryService {
     this.#choice = embedderChoice(deps.env);
     this.#graphExpand = deps.env.ASSISTANT_GRAPH_EXPAND?.trim() === "1";
     this.#promptTokens = positiveInt(deps.env.ASSISTANT_MEMORY_PROMPT_TOKENS) ?? DEFAULT_PROMPT_TOKENS;
-    this.#minSimilarity = DEFAULT_MIN_SIMILARITY;
   }
 
   /** Daemon start: items left without a vector (a new embedder, an interrupted run) are embedded in the background. */
@@ -199,7 +197,7 @@ export class MemoryService {
 
   /** The memory block of a prompt: the items relevant to `message` that fit the token budget, or null. */
   async promptContext(message: string, signal?: AbortSignal): Promise<string | null> {
-    if (this.store.counts().total === 0) return null;
+    if (this.store.isEmpty()) return null;
     let hits: SearchHit[];
     try {
       hits = await this.search(message, { limit: 12, ...(signal ? { signal } : {}) });
@@ -211,7 +209,7 @@ export class MemoryService {
     const lines: string[] = [];
     let used = 0;
     for (const hit of hits) {
-      const relevant = hit.matched.some((m) => m !== "vector") || (hit.similarity ?? 0) >= this.#minSimilarity;
+      const relevant = hit.matched.some((m) => m !== "vector") || (hit.similarity ?? 0) >= MIN_SIMILARITY;
       if (!relevant) continue;
       const line = `- (${hit.memory.kind}) ${hit.memory.content}`;
       used += estimateTokens(line);

@@ -222,6 +222,11 @@ export class MemoryStore {
     return rows.map(toRecord);
   }
 
+  /** Whether any memory exists: a point read, for every chat turn (counts() reads the whole table). */
+  isEmpty(): boolean {
+    return statement(this.#db, "SELECT 1 FROM memories LIMIT 1").get() === undefined;
+  }
+
   counts(): { total: number; by_kind: Record<MemoryKind, number>; content_bytes: number; vectors: number } {
     const byKind = Object.fromEntries(MEMORY_KINDS.map((k) => [k, 0])) as Record<MemoryKind, number>;
     const rows = statement(
