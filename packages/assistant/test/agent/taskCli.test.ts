@@ -5,7 +5,7 @@ import { formatEvent } from "../../src/cli/task.ts";
 import { api as apiCall, startDaemon, type TestDaemon, tempDataDir } from "../helpers/daemon.ts";
 import { type ScriptedServer, startOpenAiServer } from "../llm/servers/openaiServer.ts";
 import { runCli } from "../setup/helpers.ts";
-import { agentDataDir } from "./helpers.ts";
+import { agentDataDir, NO_LEARNING } from "./helpers.ts";
 
 // `assistant task ...` end to end: a real daemon runs tasks against the scripted OpenAI server; the CLI lists,
 // shows, watches, cancels and reports them and reads or clears their message queue.
@@ -21,7 +21,10 @@ beforeAll(async () => {
   mkdirSync(join(work, "files"));
   writeFileSync(join(work, "files", "note.txt"), "hi from the note");
   dataDir = agentDataDir(server.url, work);
-  daemon = await startDaemon({ ASSISTANT_EMBEDDED_MODEL_PATH: join(dataDir, "no-such-model.gguf") }, dataDir);
+  daemon = await startDaemon(
+    { ...NO_LEARNING, ASSISTANT_EMBEDDED_MODEL_PATH: join(dataDir, "no-such-model.gguf") },
+    dataDir,
+  );
 });
 afterAll(async () => {
   await daemon?.stop();

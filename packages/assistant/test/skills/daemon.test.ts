@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSy
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { scriptedRouterYaml } from "../agent/helpers.ts";
+import { NO_LEARNING, scriptedRouterYaml } from "../agent/helpers.ts";
 import { api as apiCall, startDaemon, type TestDaemon, tempDataDir } from "../helpers/daemon.ts";
 import { startHttpsServer, type TestHttpsServer } from "../helpers/https.ts";
 import { type ScriptedServer, startOpenAiServer } from "../llm/servers/openaiServer.ts";
@@ -116,6 +116,7 @@ beforeAll(async () => {
   writeFileSync(join(dataDir, "skills", "broken", "SKILL.md"), "---\nname: broken\n---\nno description\n");
   daemon = await startDaemon(
     {
+      ...NO_LEARNING,
       NODE_EXTRA_CA_CERTS: git.caFile,
       ASSISTANT_GITHUB_ENTERPRISE_HOSTS: gitHost,
       ASSISTANT_EMBEDDED_MODEL_PATH: join(dataDir, "none.gguf"),
