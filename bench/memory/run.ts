@@ -4,7 +4,7 @@
 //      words of each memory (a fixed random vector per word), so similar texts have similar vectors.
 //   2. Learning never blocks a chat reply: a real daemon answers chat turns while every learning call to the
 //      `system` route takes --learn-ms; reply latency with learning on is compared with learning paused.
-// Run: npm run bench:memory [-- --items 100000 --dims 384 --queries 300 --turns 40 --learn-ms 1500]
+// Run: npm run bench:memory [-- --items 100000 --dims 384 --queries 300 --turns 40 --learn-ms 1500 --gap-ms 200]
 
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -24,6 +24,7 @@ const { values } = parseArgs({
     queries: { type: "string", default: "300" },
     turns: { type: "string", default: "40" },
     "learn-ms": { type: "string", default: "1500" },
+    "gap-ms": { type: "string", default: "200" },
   },
 });
 const items = Number(values.items);
@@ -31,6 +32,7 @@ const dims = Number(values.dims);
 const queries = Number(values.queries);
 const turns = Number(values.turns);
 const learnMs = Number(values["learn-ms"]);
+const gapMs = Number(values["gap-ms"]);
 
 const pct = (xs: number[], p: number) => {
   const sorted = [...xs].sort((a, b) => a - b);
@@ -154,7 +156,7 @@ rmSync(dir, { recursive: true, force: true });
 // so the second server is an OpenAI-protocol one reached as cloud_a with a dummy key) that always answers slowly.
 const server = await startOpenAiServer({ defaultBehaviour: { kind: "reply", text: "Fine." } });
 const slow = await startOpenAiServer({
-  defaultBehaviour: { kind: "reply", text: ['{"memories": ', "[]}"], chunkDelayMs: learnMs },
+  defaultBehaviour: { kind: "reply", text: ['{"memories": ', "[]}"], chunkDelayMs: learnMs / 2 },
 });
 const daemon = await startBenchDaemon(
   "memory",
@@ -171,8 +173,6 @@ async function turnTimes(learning: boolean): Promise<number[]> {
   const times: number[] = [];
   let sessionId: string | undefined;
   for (let i = 0; i < turns; i++) {
-    if (learning) server.enqueue({ kind: "reply", text: "Fine." });
-    if (learning) server.enqueue({ kind: "reply", text: ['{"memories": ', "[]}"], chunkDelayMs: learnMs });
     const t = performance.now();
     const answer = (await post("/api/message", {
       message: `I like item number ${i} a lot.`,
@@ -181,6 +181,8 @@ async function turnTimes(learning: boolean): Promise<number[]> {
     })) as { session_id: string; reply: string };
     times.push(performance.now() - t);
     sessionId = answer.session_id;
+    // A pause like a person's between turns, so replies keep arriving while extractions run.
+    await new Promise((resolve) => setTimeout(resolve, gapMs));
   }
   return times;
 }
