@@ -8,7 +8,7 @@ import type { VectorHit } from "./vectorIndex.ts";
 const TEXT_POOL = 50;
 const PHRASE_POOL = 10;
 /** Items the BM25 query may have to score at most (the sum of its words' document counts). */
-const POSTINGS_BUDGET = 20_000;
+const POSTINGS_BUDGET = 10_000;
 const VECTOR_POOL = 50;
 const EXPAND_FROM = 5;
 const EXPAND_LIMIT = 20;

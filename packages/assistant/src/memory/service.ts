@@ -396,6 +396,15 @@ export class MemoryService {
     });
   }
 
+  async #trainIndex(index: VectorIndex): Promise<void> {
+    const started = performance.now();
+    await index.train(this.#closing.signal);
+    this.#deps.logger.info("memory vector lists trained", {
+      vectors: index.meta?.trained_at ?? 0,
+      ms: Math.round(performance.now() - started),
+    });
+  }
+
   async #embedPending(): Promise<void> {
     const index = this.#vectorIndex();
     if (!index) return;
@@ -404,7 +413,10 @@ export class MemoryService {
     try {
       while (!this.#closing.signal.aborted) {
         const batch = this.store.unembedded(EMBED_BATCH);
-        if (batch.length === 0) return;
+        if (batch.length === 0) {
+          if (index.needsTraining()) await this.#trainIndex(index);
+          return;
+        }
         const vectors = await embedder.embed(
           batch.map((b) => b.content),
           this.#closing.signal,

@@ -211,11 +211,24 @@ export const MIGRATIONS: Migration[] = [
       CREATE INDEX memories_subject ON memories(kind, subject) WHERE subject IS NOT NULL;
       CREATE INDEX memories_unembedded ON memories(seq) WHERE vector_dims IS NULL;
 
-      -- Float embeddings for re-ranking (sqlite-vec distance functions read these blobs); the coarse search runs
-      -- on a sqlite-vec bit[] table created at run time for the embedder's dimension.
+      -- Float embeddings (sqlite-vec distance functions read these blobs): exact search in small stores, the
+      -- final ranking in large ones.
       CREATE TABLE memory_vectors (
         seq       INTEGER PRIMARY KEY REFERENCES memories(seq) ON DELETE CASCADE,
         embedding BLOB NOT NULL
+      );
+      -- The inverted-file index of large stores: an int8 code of every vector, clustered by its list (the nearest
+      -- centroid; -1 until centroids are trained), so a query reads the few lists closest to it as ranges.
+      CREATE TABLE memory_vector_lists (
+        list INTEGER NOT NULL,
+        seq  INTEGER NOT NULL REFERENCES memory_vectors(seq) ON DELETE CASCADE,
+        code BLOB NOT NULL,
+        PRIMARY KEY (list, seq)
+      ) WITHOUT ROWID;
+      CREATE INDEX memory_vector_lists_seq ON memory_vector_lists(seq);
+      CREATE TABLE memory_vector_centroids (
+        list     INTEGER PRIMARY KEY,
+        centroid BLOB NOT NULL
       );
 
       -- BM25 text search over the memories, kept in step by triggers.

@@ -4,10 +4,12 @@ import { historyFor } from "../../src/agent/compaction.ts";
 import { SessionStore } from "../../src/agent/sessions.ts";
 import { EventLog } from "../../src/events/eventLog.ts";
 import { MemoryService } from "../../src/memory/service.ts";
+import { MemoryStore } from "../../src/memory/store.ts";
+import { VectorIndex } from "../../src/memory/vectorIndex.ts";
 import { type Db, openDatabase } from "../../src/store/database.ts";
 import { tempDataDir } from "../helpers/daemon.ts";
 import { testRouter } from "../llm/router/helpers.ts";
-import { type ScriptedServer, startOpenAiServer } from "../llm/servers/openaiServer.ts";
+import { bagOfWordsVector, type ScriptedServer, startOpenAiServer } from "../llm/servers/openaiServer.ts";
 
 // The memory service over a real router (the remote model is the scripted OpenAI-protocol server), a real
 // SQLite file and the real session store.
@@ -185,6 +187,39 @@ describe("retrieval", () => {
     });
     expect(memory.settings().embeddings).toMatchObject({ status: "vectors", embedder: "lowbit_server:embed-model" });
     const hits = await memory.search("garden gnome key");
+    expect(hits[0]!.memory.content).toContain("garden gnome");
+    expect(hits[0]!.matched).toEqual(expect.arrayContaining(["text", "vector"]));
+  });
+
+  it("trains the vector lists in the background once the store passes 10,000 vectors", async () => {
+    const { db, memory } = setup({ ASSISTANT_MEMORY_EMBEDDINGS: "lowbit_server:embed-model" });
+    // 10,000 memories already embedded by this embedder (written directly: embedding them over HTTP is slow).
+    const store = new MemoryStore(db);
+    const index = new VectorIndex(db);
+    index.prepare("lowbit_server:embed-model", 64);
+    const items: Array<{ seq: number; vector: number[] }> = [];
+    db.transaction(() => {
+      for (let i = 0; i < 10_000; i++) {
+        const content = `note ${i} about topic ${i % 97} and place ${i % 89}`;
+        items.push({
+          seq: store.upsert({ kind: "fact", content, origin: "tool" }).record.seq,
+          vector: bagOfWordsVector(content),
+        });
+      }
+    })();
+    index.put(items);
+    memory.remember({ kind: "fact", content: "The spare key hides under the garden gnome." });
+    await memory.idle();
+    expect(memory.overview().vectors).toMatchObject({ embedded: 10_001, pending: 0 });
+    const meta = JSON.parse(
+      (db.prepare("SELECT value FROM settings WHERE key = 'memory.vectors'").get() as { value: string }).value,
+    );
+    expect(meta).toMatchObject({ trained_at: 10_001 });
+    expect(meta.moved_through).toBeUndefined();
+    expect((db.prepare("SELECT COUNT(*) AS n FROM memory_vector_centroids").get() as { n: number }).n).toBeGreaterThan(
+      1,
+    );
+    const hits = await memory.search("spare key garden gnome");
     expect(hits[0]!.memory.content).toContain("garden gnome");
     expect(hits[0]!.matched).toEqual(expect.arrayContaining(["text", "vector"]));
   });
