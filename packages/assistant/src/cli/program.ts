@@ -4,6 +4,7 @@ import { VERSION } from "../version.ts";
 import { registerChatCommand } from "./chat.ts";
 import type { CliContext } from "./context.ts";
 import { registerDaemonCommands } from "./daemon.ts";
+import { registerMemoryCommands } from "./memory.ts";
 import { registerModelsCommands } from "./models.ts";
 import { registerPathsCommand } from "./paths.ts";
 import { registerPermissionsCommands } from "./permissions.ts";
@@ -32,6 +33,7 @@ const registrations: Array<(program: Command, ctx: CliContext) => void> = [
   registerPluginCommands,
   registerTaskCommands,
   registerScheduleCommands,
+  registerMemoryCommands,
 ];
 
 export function buildProgram(ctx: CliContext): Command {

@@ -17,7 +17,7 @@ import {
   type NewMemory,
   normalise,
 } from "./store.ts";
-import { loadSqliteVec, VectorIndex } from "./vectorIndex.ts";
+import { loadSqliteVec, VectorIndex, type VectorSearchMode } from "./vectorIndex.ts";
 
 // The second brain (SPEC.md "Memory"): learning after each reply (never before it: the reply goes out first),
 // the flush before compaction, hybrid search, the prompt's memory block, settings and overview. One learning
@@ -45,7 +45,14 @@ export interface MemoryOverview {
   by_kind: Record<MemoryKind, number>;
   recent: MemoryRecord[];
   size_bytes: number;
-  vectors: { embedded: number; pending: number; embedder: string | null; dims: number | null };
+  vectors: {
+    embedded: number;
+    pending: number;
+    embedder: string | null;
+    dims: number | null;
+    /** exact: every vector is compared; lists: the inverted-file index (above 10,000); rebuilding: exact while lists move. */
+    search: VectorSearchMode | null;
+  };
   last_learned_at: string | null;
 }
 
@@ -130,18 +137,21 @@ export class MemoryService {
 
   overview(recent = 10): MemoryOverview {
     const counts = this.store.counts();
-    const meta = this.#vectorIndex()?.meta ?? null;
+    const index = this.#vectorIndex();
+    const meta = index?.meta ?? null;
     return {
       learning_enabled: this.learningEnabled(),
       total: counts.total,
       by_kind: counts.by_kind,
       recent: this.store.recent(recent),
-      size_bytes: counts.content_bytes + counts.vectors * (meta?.dims ?? 0) * 4,
+      // Float32 vector plus its int8 code.
+      size_bytes: counts.content_bytes + counts.vectors * (meta?.dims ?? 0) * 5,
       vectors: {
         embedded: counts.vectors,
         pending: counts.total - counts.vectors,
         embedder: meta?.embedder ?? null,
         dims: meta?.dims ?? null,
+        search: meta ? index!.mode() : null,
       },
       last_learned_at: this.store.lastLearnedAt(),
     };

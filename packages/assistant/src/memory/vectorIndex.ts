@@ -42,6 +42,8 @@ const OPEN_SHARE_LIMIT = 0.06;
 /** Vectors moved per transaction when they go to new lists. */
 const MOVE_BATCH = 2_000;
 
+export type VectorSearchMode = "exact" | "lists" | "rebuilding";
+
 export interface VectorHit {
   seq: number;
   /** Cosine similarity, -1..1. */
@@ -259,6 +261,12 @@ export class VectorIndex {
 
   #openOr(list: number, score: number): number {
     return score < (this.#meta?.open_below ?? Number.NEGATIVE_INFINITY) ? OPEN_LIST : list;
+  }
+
+  /** How queries are answered now: every vector compared, the trained lists, or every vector while lists move. */
+  mode(): VectorSearchMode {
+    if (this.#meta?.moved_through !== undefined) return "rebuilding";
+    return this.#loadCentroids() && this.#size() > EXACT_LIMIT ? "lists" : "exact";
   }
 
   /** The `limit` memories nearest to `vector`, most similar first. */

@@ -6,6 +6,7 @@ import { openDatabase } from "../../src/store/database.ts";
 import { agentDataDir } from "../agent/helpers.ts";
 import { api as apiCall, startDaemon, type TestDaemon, tempDataDir, until } from "../helpers/daemon.ts";
 import { type ScriptedServer, startOpenAiServer } from "../llm/servers/openaiServer.ts";
+import { runCli } from "../setup/helpers.ts";
 
 // The second brain through a real daemon: learning after replies (the model is the scripted OpenAI-protocol
 // server, chat and `system` routes told apart by model name), recall in a new session, pause, clear, the memory
@@ -165,6 +166,59 @@ describe("second brain through the daemon", () => {
     expect(future.body.items).toEqual([]);
     const since = await api("GET", `/api/timeline?since=${encodeURIComponent(timeline.body.items[0].ts)}`);
     expect(since.body.items[0].kind).toBe("memory_cleared");
+  });
+
+  it("the memory CLI remembers, searches, shows, forgets, pauses, resumes and clears", async () => {
+    const cli = (...args: string[]) => runCli(["memory", ...args], { env: { ASSISTANT_DATA_DIR: daemon.dataDir } });
+    const stored = await cli(
+      "remember",
+      "The user's bike lock code is 4312.",
+      "--kind",
+      "fact",
+      "--subject",
+      "bike lock",
+      "--json",
+    );
+    expect(stored.code).toBe(0);
+    const record = stored.json().memory;
+    expect(record).toMatchObject({ kind: "fact", subject: "bike lock", origin: "tool" });
+    const human = await cli("remember", "The user's bike lock code is 9876.", "--subject", "bike lock");
+    expect(human.stdout).toMatch(/^Updated:\nmem_\w+ {2}fact \[bike lock\]/);
+
+    const found = await cli("search", "bike", "lock", "code", "--json");
+    expect(found.json().items[0].memory).toMatchObject({
+      id: record.id,
+      content: "The user's bike lock code is 9876.",
+    });
+    expect((await cli("search", "bike", "lock")).stdout).toContain("matched: text");
+    expect((await cli("search", "bike", "lock", "--kind", "decision")).stdout).toBe("No memory matches.\n");
+
+    const overview = await cli("overview");
+    expect(overview.stdout).toMatch(/^Learning: (on|paused).*\nMemories: \d+ \(fact \d+/);
+    expect(overview.stdout).toContain("bike lock code is 9876");
+    expect((await cli("overview", "--recent", "0", "--json")).json()).toMatchObject({ recent: [] });
+
+    expect((await cli("pause")).stdout).toContain("Learning: paused");
+    expect((await cli("settings", "--json")).json()).toMatchObject({ learning_enabled: false });
+    expect((await cli("resume")).stdout).toContain("Learning: on");
+
+    const forgotten = await cli("forget", record.id);
+    expect(forgotten.stdout).toBe(`Forgot ${record.id}: The user's bike lock code is 9876.\n`);
+    const again = await cli("forget", record.id);
+    expect(again.code).not.toBe(0);
+    expect(again.stderr).toMatch(/not forgotten.*not_found|not_found.*not forgotten|no memory/i);
+
+    await cli("remember", "The user collects stamps.");
+    const refused = await cli("clear");
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain("--yes");
+    expect((await cli("overview", "--json")).json().total).toBeGreaterThan(0);
+    const cleared = await cli("clear", "--yes", "--json");
+    expect(cleared.json().removed).toBeGreaterThan(0);
+    expect((await cli("overview", "--json")).json().total).toBe(0);
+    const badKind = await cli("search", "stamps", "--kind", "hobby");
+    expect(badKind.code).not.toBe(0);
+    expect(badKind.stderr).toContain("kind");
   });
 
   it("answers bad input with clear errors", async () => {

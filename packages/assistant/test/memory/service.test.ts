@@ -184,6 +184,7 @@ describe("retrieval", () => {
       pending: 0,
       embedder: "lowbit_server:embed-model",
       dims: 64,
+      search: "exact",
     });
     expect(memory.settings().embeddings).toMatchObject({ status: "vectors", embedder: "lowbit_server:embed-model" });
     const hits = await memory.search("garden gnome key");
@@ -210,7 +211,7 @@ describe("retrieval", () => {
     index.put(items);
     memory.remember({ kind: "fact", content: "The spare key hides under the garden gnome." });
     await memory.idle();
-    expect(memory.overview().vectors).toMatchObject({ embedded: 10_001, pending: 0 });
+    expect(memory.overview().vectors).toMatchObject({ embedded: 10_001, pending: 0, search: "lists" });
     const meta = JSON.parse(
       (db.prepare("SELECT value FROM settings WHERE key = 'memory.vectors'").get() as { value: string }).value,
     );
