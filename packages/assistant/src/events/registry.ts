@@ -84,6 +84,14 @@ export const EVENT_KINDS = {
     reason: z.enum(["overlap", "budget"]),
     message: z.string(),
   }),
+  /** Paused by request or because its session budget is spent; `message` says how to resume it. */
+  schedule_paused: z.object({
+    schedule_id: z.string(),
+    name: z.string(),
+    reason: z.enum(["request", "budget"]),
+    message: z.string(),
+  }),
+  schedule_resumed: z.object({ schedule_id: z.string(), name: z.string(), next_run_at: z.string() }),
   mission_updated: z.object({ fields: z.array(z.string()) }),
   mission_state_changed: z.object({
     status: z.enum(["idle", "running", "paused"]),

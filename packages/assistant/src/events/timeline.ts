@@ -8,7 +8,14 @@ import type { EventKind, StoredEvent } from "./registry.ts";
 
 export const TIMELINE_CATEGORIES = {
   task: ["task_created", "task_state_changed"],
-  schedule: ["schedule_created", "schedule_deleted", "schedule_fired", "schedule_skipped"],
+  schedule: [
+    "schedule_created",
+    "schedule_deleted",
+    "schedule_fired",
+    "schedule_skipped",
+    "schedule_paused",
+    "schedule_resumed",
+  ],
   mission: [
     "mission_updated",
     "mission_state_changed",
@@ -63,6 +70,10 @@ function titleOf(event: StoredEvent): string {
       return `Schedule "${d.name}" ran${Number(d.missed) > 0 ? ` (caught up after ${d.missed} missed)` : ""}`;
     case "schedule_skipped":
       return `Schedule "${d.name}" skipped: ${d.message}`;
+    case "schedule_paused":
+      return `Schedule "${d.name}" paused${d.reason === "budget" ? ": its session budget is spent" : ""}`;
+    case "schedule_resumed":
+      return `Schedule "${d.name}" resumed, next run ${d.next_run_at}`;
     case "mission_updated":
       return "Mission settings changed";
     case "mission_state_changed":

@@ -161,7 +161,11 @@ export class Scheduler {
     if (schedule.status === "paused") {
       throw new AppError("conflict", `schedule ${id} is already paused`, { schedule_id: id, status: schedule.status });
     }
-    const paused = this.#setPaused(schedule, `paused by request; resume it with \`assistant schedule resume ${id}\``);
+    const paused = this.#setPaused(
+      schedule,
+      "request",
+      `paused by request; resume it with \`assistant schedule resume ${id}\``,
+    );
     this.#arm();
     return paused;
   }
@@ -178,6 +182,11 @@ export class Scheduler {
       { status: "active", status_reason: null, next_run_at: new Date(next).toISOString() },
       this.#iso(),
     )!;
+    this.#deps.events.emit(
+      "schedule_resumed",
+      { schedule_id: id, name: resumed.name, next_run_at: resumed.next_run_at },
+      { session_id: resumed.session_id },
+    );
     this.#arm();
     return resumed;
   }
@@ -277,7 +286,7 @@ export class Scheduler {
     const message =
       `paused: ${budgetSpent(error)}. Raise the limit (POST /api/budget) or reset the usage of session ` +
       `${schedule.session_id} (POST /api/budget/reset-session), then resume it (\`assistant schedule resume ${schedule.id}\`)`;
-    this.#setPaused(schedule, message);
+    this.#setPaused(schedule, "budget", message);
     this.#deps.events.emit(
       "schedule_skipped",
       { schedule_id: schedule.id, name: schedule.name, reason: "budget", message },
@@ -291,8 +300,14 @@ export class Scheduler {
     this.#deps.logger.warn("a schedule was paused: its session budget is spent", { schedule_id: schedule.id });
   }
 
-  #setPaused(schedule: ScheduleRecord, reason: string): ScheduleRecord {
-    return this.#store.update(schedule.id, { status: "paused", status_reason: reason }, this.#iso())!;
+  #setPaused(schedule: ScheduleRecord, reason: "request" | "budget", message: string): ScheduleRecord {
+    const paused = this.#store.update(schedule.id, { status: "paused", status_reason: message }, this.#iso())!;
+    this.#deps.events.emit(
+      "schedule_paused",
+      { schedule_id: schedule.id, name: schedule.name, reason, message },
+      { session_id: schedule.session_id },
+    );
+    return paused;
   }
 
   #arm(): void {

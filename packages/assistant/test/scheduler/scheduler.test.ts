@@ -295,6 +295,9 @@ describe("budget", () => {
     expect(h.events("schedule_skipped")).toEqual([
       { schedule_id: s.id, name: "news", reason: "budget", message: paused.status_reason },
     ]);
+    expect(h.events("schedule_paused")).toEqual([
+      { schedule_id: s.id, name: "news", reason: "budget", message: paused.status_reason },
+    ]);
     expect(h.events("budget_exhausted")).toEqual([
       { source: "schedule", source_id: s.id, session_id: s.session_id, message: paused.status_reason },
     ]);
@@ -338,6 +341,13 @@ describe("pause and resume", () => {
     });
     expect(() => h.scheduler.pause(s.id)).toThrow(expect.objectContaining({ code: "conflict" }));
     expect(() => h.scheduler.pause("nope")).toThrow(expect.objectContaining({ code: "not_found" }));
+    const resumed = h.scheduler.resume(s.id);
+    expect(h.events("schedule_paused")).toEqual([
+      { schedule_id: s.id, name: "news", reason: "request", message: expect.stringContaining("resume") },
+    ]);
+    expect(h.events("schedule_resumed")).toEqual([
+      { schedule_id: s.id, name: "news", next_run_at: resumed.next_run_at },
+    ]);
   });
 });
 
