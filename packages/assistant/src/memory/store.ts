@@ -240,7 +240,8 @@ export class MemoryStore {
       total += row.n;
       bytes += row.bytes;
     }
-    const vectors = (statement(this.#db, "SELECT COUNT(*) AS n FROM memory_vectors").get() as { n: number }).n;
+    // Every vector has one int8 code; counting them reads the small seq index, not the float vectors.
+    const vectors = (statement(this.#db, "SELECT COUNT(*) AS n FROM memory_vector_lists").get() as { n: number }).n;
     return { total, by_kind: byKind, content_bytes: bytes, vectors };
   }
 
