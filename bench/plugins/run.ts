@@ -53,7 +53,7 @@ const report = (label: string, ms: number[]) =>
   console.log(`${label}: p50 ${pct(ms, 50).toFixed(3)} ms, p99 ${pct(ms, 99).toFixed(3)} ms (${ms.length} calls)`);
 
 // 1. The plugin call alone.
-const limits = { timeoutMs: 5000, maxMemoryPages: 1024, maxOutputBytes: 1024 * 1024 };
+const limits = { timeoutMs: 5000, maxMemoryPages: 1024, fuel: 100_000_000_000, maxOutputBytes: 1024 * 1024 };
 const instance = await loadPlugin(
   wasm,
   { allowedHosts: [], config: {}, fetch: () => Promise.reject(new Error("no")) },

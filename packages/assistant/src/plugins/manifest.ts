@@ -66,6 +66,8 @@ export const manifestSchema = z
       .strictObject({
         timeout_ms: z.number().int().min(10).max(60_000).optional(),
         memory_mb: z.number().int().min(1).max(1024).optional(),
+        /** Instructions per call (wasmMetering.ts). */
+        fuel: z.number().int().min(1000).max(Number.MAX_SAFE_INTEGER).optional(),
       })
       .default({}),
     routing_rules: routingRulesSchema.default([]),

@@ -32,6 +32,8 @@ export const MAX_WASM_BYTES = 32 * 1024 * 1024;
 const MAX_MANIFEST_BYTES = 256 * 1024;
 const MAX_OUTPUT_BYTES = 1024 * 1024;
 const MAX_HTTP_BYTES = 2 * 1024 * 1024;
+/** Instructions per call (wasmMetering.ts): a few seconds of AssemblyScript work, on the order of the default timeout. */
+const DEFAULT_FUEL = 10_000_000_000;
 
 export interface PluginInfo {
   plugin_id: string;
@@ -44,7 +46,7 @@ export interface PluginInfo {
   exports: string[];
   tools: string[];
   capabilities: PluginManifest["capabilities"];
-  limits: { timeout_ms: number; memory_mb: number };
+  limits: { timeout_ms: number; memory_mb: number; fuel: number };
   score: number;
   disabled_by_reputation: boolean;
   disabled_reason: string | null;
@@ -221,7 +223,11 @@ export class PluginRegistry {
       exports: m.exports,
       tools: p.tools.map((t) => t.name),
       capabilities: m.capabilities,
-      limits: { timeout_ms: p.limits.timeoutMs, memory_mb: (p.limits.maxMemoryPages * 65536) / 1048576 },
+      limits: {
+        timeout_ms: p.limits.timeoutMs,
+        memory_mb: (p.limits.maxMemoryPages * 65536) / 1048576,
+        fuel: p.limits.fuel,
+      },
       score: reputation.score,
       disabled_by_reputation: reputation.disabled_by_reputation,
       disabled_reason: reputation.disabled_reason,
@@ -282,9 +288,14 @@ export class PluginRegistry {
     const env = this.#options.env;
     const timeoutMs = positive(env.ASSISTANT_PLUGIN_TIMEOUT_MS, 5000, "ASSISTANT_PLUGIN_TIMEOUT_MS");
     const memoryMb = positive(env.ASSISTANT_PLUGIN_MAX_MEMORY_MB, 64, "ASSISTANT_PLUGIN_MAX_MEMORY_MB");
+    const fuel = Math.min(
+      positive(env.ASSISTANT_PLUGIN_FUEL, DEFAULT_FUEL, "ASSISTANT_PLUGIN_FUEL"),
+      Number.MAX_SAFE_INTEGER,
+    );
     return {
       timeoutMs: Math.min(timeoutMs, manifest.limits.timeout_ms ?? timeoutMs),
       maxMemoryPages: Math.floor((Math.min(memoryMb, manifest.limits.memory_mb ?? memoryMb) * 1048576) / 65536),
+      fuel: Math.min(fuel, manifest.limits.fuel ?? fuel),
       maxOutputBytes: MAX_OUTPUT_BYTES,
     };
   }
@@ -343,6 +354,11 @@ export class PluginRegistry {
         case "timeout":
           record("timeout");
           throw new ToolFailure(`plugin ${id} did not finish within ${p.limits.timeoutMs} ms and was stopped`);
+        case "fuel_exhausted":
+          record("trap");
+          throw new ToolFailure(
+            `plugin ${id} ran out of fuel (its limit is ${p.limits.fuel} instructions per call) and was stopped`,
+          );
         case "trap":
         case "memory":
           record("trap");

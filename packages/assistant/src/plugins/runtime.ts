@@ -1,15 +1,19 @@
 // The sandboxed WebAssembly plugin runtime: Extism's JS SDK with the module in a worker thread, plus what the SDK
-// lacks: a per-call timeout (the worker is terminated and re-created lazily), a linear-memory cap (binary rewrite),
-// an output cap, serialised calls, HTTP only to allowed hosts through the caller's fetch, and typed failures.
+// lacks: a per-call timeout (the worker is terminated and re-created lazily), a linear-memory cap and a fuel
+// (instruction) limit (binary rewrites), an output cap, serialised calls, HTTP only to allowed hosts through the
+// caller's fetch, and typed failures.
 import type { Worker } from "node:worker_threads";
 import createPlugin, { type Plugin } from "@extism/extism";
 import { type PreparedWasm, prepareWasm, WasmBinaryError, WebAssemblyApi } from "./wasmBinary.ts";
+import { FUEL_EXHAUSTED_TRAP, meterWasm } from "./wasmMetering.ts";
 
 export interface PluginLimits {
   /** Wall-clock limit per call; on expiry the worker is terminated and the instance re-created lazily on the next call. */
   timeoutMs: number;
   /** Cap on the module's linear memory in 64 KiB pages (the memory section's maximum is rewritten; growing past it fails). */
   maxMemoryPages: number;
+  /** Instructions one call may run (see wasmMetering.ts for the unit); when spent the call fails as fuel_exhausted. */
+  fuel: number;
   /** Output larger than this is refused (error kind output_too_large), not returned. */
   maxOutputBytes: number;
 }
@@ -27,6 +31,7 @@ export type PluginFailureKind =
   | "timeout"
   | "cancelled"
   | "trap"
+  | "fuel_exhausted"
   | "memory"
   | "denied"
   | "output_too_large"
@@ -85,9 +90,12 @@ const SDK_HOST_DENIED = /^Call error: HTTP request to .* is not allowed/;
 const SDK_PLUGIN_ERROR = "Plugin-originated error: ";
 const MAX_MESSAGE = 2_000;
 
-/** Validates a module without running it: well-formed, memory cappable, imports the sandbox provides; its function exports. */
+/**
+ * Validates a module without running it: well-formed, memory cappable, meterable, imports the sandbox provides;
+ * its function exports.
+ */
 export function inspectWasm(wasm: Uint8Array): { exports: string[] } {
-  return { exports: prepare(wasm, Number.MAX_SAFE_INTEGER).exports };
+  return { exports: prepare(wasm, Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER).exports };
 }
 
 /** Compiles and instantiates the plugin once (in a worker); calls reuse that instance until a failure discards it. */
@@ -96,7 +104,7 @@ export async function loadPlugin(
   sandbox: PluginSandbox,
   limits: PluginLimits,
 ): Promise<PluginInstance> {
-  const prepared = prepare(wasm, limits.maxMemoryPages);
+  const prepared = prepare(wasm, limits.maxMemoryPages, limits.fuel);
   let module: WebAssembly.Module;
   try {
     module = await WebAssemblyApi.compile(prepared.bytes);
@@ -113,7 +121,7 @@ export async function loadPlugin(
   return instance;
 }
 
-function prepare(wasm: Uint8Array, maxMemoryPages: number): PreparedWasm {
+function prepare(wasm: Uint8Array, maxMemoryPages: number, fuel: number): PreparedWasm {
   try {
     const prepared = prepareWasm(wasm, maxMemoryPages);
     const foreign = prepared.imports.find((i) => i.module !== EXTISM_ENV || !HOST_FUNCTIONS.has(i.name));
@@ -121,7 +129,7 @@ function prepare(wasm: Uint8Array, maxMemoryPages: number): PreparedWasm {
       throw new WasmBinaryError(`imports ${foreign.module}.${foreign.name}, which the sandbox does not provide`);
     // The SDK runs hs_init while instantiating in the worker, outside any timeout.
     if (prepared.exports.includes("hs_init")) throw new WasmBinaryError("modules exporting hs_init are not supported");
-    return prepared;
+    return { ...prepared, bytes: meterWasm(prepared.bytes, fuel) };
   } catch (error) {
     if (error instanceof WasmBinaryError) throw new PluginCallError("invalid_module", error.message);
     throw new PluginCallError("invalid_module", `unreadable module: ${messageOf(error)}`);
@@ -262,6 +270,12 @@ class SandboxedPlugin implements PluginInstance {
     this.#discard();
     if (state.denial) return new PluginCallError("denied", clip(state.denial));
     if (SDK_HOST_DENIED.test(message)) return new PluginCallError("denied", clip(message.replace(/^Call error: /, "")));
+    if (message === FUEL_EXHAUSTED_TRAP) {
+      return new PluginCallError(
+        "fuel_exhausted",
+        `the plugin ran out of fuel (${this.#limits.fuel} instructions per call)`,
+      );
+    }
     const detail = state.lastErrorLog ? `${state.lastErrorLog} (${message})` : message;
     return new PluginCallError("trap", clip(`the plugin failed: ${detail}`));
   }

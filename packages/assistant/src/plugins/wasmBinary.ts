@@ -35,7 +35,7 @@ export const START_EXPORT = "__assistant_start";
 const MAX_PAGES_32 = 65_536;
 const IMPORT_KINDS = ["function", "table", "memory", "global", "tag"] as const;
 
-class Reader {
+export class Reader {
   offset: number;
   readonly bytes: Uint8Array;
   readonly end: number;
@@ -74,7 +74,7 @@ class Reader {
   }
 }
 
-function uleb(value: number): number[] {
+export function uleb(value: number): number[] {
   const out: number[] = [];
   let rest = value;
   do {
@@ -157,7 +157,7 @@ export function prepareWasm(wasm: Uint8Array, maxPages: number): PreparedWasm {
   return { bytes, imports, exports, startExport: startFunction === null ? null : START_EXPORT };
 }
 
-function readImport(body: Reader, module: string): WasmImport {
+export function readImport(body: Reader, module: string): WasmImport {
   const name = body.name();
   const kindByte = body.byte();
   const kind = IMPORT_KINDS[kindByte];
@@ -193,7 +193,7 @@ function insertionIndex(parts: Uint8Array[]): number {
   return index === -1 ? parts.length : index;
 }
 
-function concat(parts: Uint8Array[]): Uint8Array {
+export function concat(parts: Uint8Array[]): Uint8Array {
   const out = new Uint8Array(parts.reduce((sum, p) => sum + p.length, 0));
   let offset = 0;
   for (const part of parts) {

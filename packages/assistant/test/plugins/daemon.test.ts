@@ -208,6 +208,30 @@ describe("hostile plugins", () => {
     writePolicy({});
   }, 60_000);
 
+  it("stops a spinning plugin when its fuel runs out, long before its timeout", async () => {
+    const burner = { ...HOSTILE, id: "burner", name: "Burner", limits: { timeout_ms: 4_000, fuel: 50_000_000 } };
+    expect(
+      (await api("POST", "/api/plugins/install", { path: await pluginFolder("burner", burner, "hostile") })).status,
+    ).toBe(201);
+    // The manifest's fuel is lower than the default, so it wins; the echo plugin keeps the default.
+    expect((await api("GET", "/api/plugins/burner")).json().limits).toEqual({
+      timeout_ms: 4_000,
+      memory_mb: 64,
+      fuel: 50_000_000,
+    });
+    expect((await api("GET", "/api/plugins/echo")).json().limits.fuel).toBe(10_000_000_000);
+    const started = Date.now();
+    const spun = (await invoke("burner__spin", {})).json();
+    expect(spun.result).toMatchObject({
+      status: "error",
+      output: expect.stringContaining("ran out of fuel (its limit is 50000000 instructions per call)"),
+    });
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect((await invoke("burner__echo", { text: "after" })).json().result.status).toBe("ok");
+    expect((await api("GET", "/api/plugins/burner")).json().reputation).toMatchObject({ traps: 1, timeouts: 0 });
+    expect((await api("DELETE", "/api/plugins/burner")).status).toBe(200);
+  });
+
   it("moves the score with user feedback and resets every plugin with an empty body", async () => {
     expect((await api("POST", "/api/plugins/echo/feedback", { rating: "down" })).json()).toMatchObject({
       feedback_down: 1,

@@ -15,8 +15,14 @@ import { buildTestPlugin } from "./buildFixtures.ts";
 // The plugin runtime against real AssemblyScript plugins (fixtures/, compiled once by buildFixtures.ts): the benign
 // `echo` plugin and the `hostile` one that spins, exhausts its memory, traps, calls an undeclared host and floods
 // its output. Each failure must come back as a PluginCallError of the right kind, and the instance must recover.
+// Fuel is unlimited unless a test is about it, so the timeout tests meet the timeout first.
 
-const LIMITS: PluginLimits = { timeoutMs: 300, maxMemoryPages: 256, maxOutputBytes: 1 << 20 };
+const LIMITS: PluginLimits = {
+  timeoutMs: 300,
+  maxMemoryPages: 256,
+  fuel: Number.MAX_SAFE_INTEGER,
+  maxOutputBytes: 1 << 20,
+};
 
 let echoWasm: Uint8Array;
 let hostileWasm: Uint8Array;
@@ -81,6 +87,12 @@ describe("benign plugin", () => {
     expect(counts).toEqual(Array.from({ length: 20 }, (_, i) => String(i + 1)));
   });
 
+  it("runs every call with the full fuel limit", async () => {
+    // An echo of a short text takes about 20,000 instructions: each call fits, twenty together would not.
+    const plugin = await open(echoWasm, sandbox(), { ...LIMITS, fuel: 100_000 });
+    for (let i = 0; i < 20; i++) expect(await plugin.call("echo", "héllo wörld")).toBe("héllo wörld");
+  });
+
   it("gives the plugin its config", async () => {
     const plugin = await open(echoWasm, sandbox({ config: { greeting_name: "Ada" } }));
     expect(await plugin.call("greet", "")).toBe("Hello, Ada");
@@ -129,6 +141,15 @@ describe("hostile plugin", () => {
     expect(await queued).toBe("queued");
   });
 
+  it("stops an infinite loop when its fuel runs out, long before the timeout, and recovers", async () => {
+    const plugin = await open(hostileWasm, sandbox(), { ...LIMITS, timeoutMs: 10_000, fuel: 50_000_000 });
+    const started = Date.now();
+    const error = await expectKind(plugin.call("spin", ""), "fuel_exhausted");
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(error.message).toContain("50000000 instructions");
+    expect(await plugin.call("echo", "after")).toBe("after");
+  });
+
   it("cancels a call through its signal", async () => {
     const plugin = await open(hostileWasm, sandbox(), { ...LIMITS, timeoutMs: 10_000 });
     const controller = new AbortController();
@@ -148,7 +169,7 @@ describe("hostile plugin", () => {
   });
 
   it("reports a trap with the plugin's message", async () => {
-    const plugin = await open(hostileWasm);
+    const plugin = await open(hostileWasm, sandbox(), { ...LIMITS, fuel: 50_000_000 });
     const error = await expectKind(plugin.call("trap", ""), "trap");
     expect(error.message).toContain("plugin exploded on purpose");
     expect(await plugin.call("echo", "next")).toBe("next");
@@ -202,5 +223,12 @@ describe("module checks", () => {
 
   it("runs the start function under the timeout", async () => {
     await expectKind(loadPlugin(spinsAtStart, sandbox(), LIMITS), "timeout");
+  });
+
+  it("runs the start function under the fuel limit", async () => {
+    await expectKind(
+      loadPlugin(spinsAtStart, sandbox(), { ...LIMITS, timeoutMs: 10_000, fuel: 1_000_000 }),
+      "fuel_exhausted",
+    );
   });
 });
