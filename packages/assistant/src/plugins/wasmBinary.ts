@@ -90,8 +90,20 @@ function encodeName(name: string): number[] {
   return [...uleb(bytes.length), ...bytes];
 }
 
-function section(id: number, content: number[] | Uint8Array): Uint8Array {
-  return Uint8Array.from([id, ...uleb(content.length), ...content]);
+/** A section from its id and content pieces (the size prefix is computed). */
+export function section(id: number, content: ReadonlyArray<number[] | Uint8Array>): Uint8Array {
+  const size = content.reduce((sum, c) => sum + c.length, 0);
+  return concat([
+    Uint8Array.from([id, ...uleb(size)]),
+    ...content.map((c) => (c instanceof Uint8Array ? c : Uint8Array.from(c))),
+  ]);
+}
+
+/** Where a section id sits in the required order: tag (13) between memory and global, data count (12) between
+ * element and code. */
+export function sectionOrder(id: number): number {
+  if (id === 13) return 5.5;
+  return id === 12 ? 9.5 : id;
 }
 
 /** Caps every declared memory at `maxPages`, moves the start function to an export, lists imports and exports. */
@@ -125,7 +137,7 @@ export function prepareWasm(wasm: Uint8Array, maxPages: number): PreparedWasm {
       let n = body.uleb();
       memories.push(...uleb(n));
       for (; n > 0; n--) memories.push(...capLimits(body.limits(), cap));
-      parts.push(section(5, memories));
+      parts.push(section(5, [memories]));
       continue;
     } else if (id === 7) {
       exportCount = body.uleb();
@@ -147,7 +159,7 @@ export function prepareWasm(wasm: Uint8Array, maxPages: number): PreparedWasm {
   if (startFunction !== null) {
     if (exports.includes(START_EXPORT)) throw new WasmBinaryError(`the module already exports ${START_EXPORT}`);
     const entry = [...encodeName(START_EXPORT), 0x00, ...uleb(startFunction)];
-    const exportSection = section(7, [...uleb(exportCount + 1), ...exportEntries, ...entry]);
+    const exportSection = section(7, [[...uleb(exportCount + 1), ...exportEntries, ...entry]]);
     // The export section (id 7) comes after the memory section (5) and before the start section (8).
     if (exportPart >= 0) parts[exportPart] = exportSection;
     else parts.splice(insertionIndex(parts), 0, exportSection);
@@ -188,8 +200,7 @@ function capLimits(limits: { flags: number; min: number; max: number | null }, c
 
 /** Where a new export section goes: before the first section that must follow it (start, element, code, data...). */
 function insertionIndex(parts: Uint8Array[]): number {
-  const order = (id: number) => (id === 12 ? 9.5 : id); // data count (12) sits between element (9) and code (10)
-  const index = parts.findIndex((part, i) => i > 0 && part[0] !== 0 && order(part[0]!) > 7);
+  const index = parts.findIndex((part, i) => i > 0 && part[0] !== 0 && sectionOrder(part[0]!) > 7);
   return index === -1 ? parts.length : index;
 }
 

@@ -6,7 +6,16 @@
 // Unit: one WebAssembly instruction (each opcode, block markers included). Code outside any loop runs at most once
 // per function call and code in a loop at most once per iteration (the only backward jumps go to a loop's start),
 // so charging a region's whole length when it is entered over-approximates: fuel used >= instructions executed.
-import { concat, Reader, readImport, uleb, WasmBinaryError, WebAssemblyApi } from "./wasmBinary.ts";
+import {
+  concat,
+  Reader,
+  readImport,
+  section,
+  sectionOrder,
+  uleb,
+  WasmBinaryError,
+  WebAssemblyApi,
+} from "./wasmBinary.ts";
 
 /**
  * V8's message for the trap the fuel check raises (i32.div_s of INT32_MIN by -1): toolchains do not emit that
@@ -61,7 +70,7 @@ export function meterWasm(wasm: Uint8Array, fuel: number): Uint8Array {
   let globalsDone = false;
   for (const s of layout.sections) {
     // A module without globals gets a global section before the first section that must follow it.
-    if (!globalsDone && s.id !== 0 && order(s.id) > 6) {
+    if (!globalsDone && s.id !== 0 && sectionOrder(s.id) > 6) {
       parts.push(section(6, [uleb(1), fuelGlobalEntry(limit)]));
       globalsDone = true;
     }
@@ -143,20 +152,6 @@ function readFunctionType(r: Reader): number {
   for (let n = params; n > 0; n--) valueType(r);
   for (let n = r.uleb(); n > 0; n--) valueType(r);
   return params;
-}
-
-/** Section order: the tag section (13) sits between memory and global, data count (12) between element and code. */
-function order(id: number): number {
-  if (id === 13) return 5.5;
-  return id === 12 ? 9.5 : id;
-}
-
-function section(id: number, content: (number[] | Uint8Array)[]): Uint8Array {
-  const size = content.reduce((sum, c) => sum + c.length, 0);
-  return concat([
-    Uint8Array.from([id, ...uleb(size)]),
-    ...content.map((c) => (c instanceof Uint8Array ? c : Uint8Array.from(c))),
-  ]);
 }
 
 /** The fuel counter: a mutable i64 starting full (a module's own start section runs on it). */
