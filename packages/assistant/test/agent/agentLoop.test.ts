@@ -1,9 +1,9 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { api as apiCall, startDaemon, type TestDaemon, tempDataDir, until } from "../helpers/daemon.ts";
+import { api as apiCall, type TestDaemon, tempDataDir, until } from "../helpers/daemon.ts";
 import { type ScriptedServer, startOpenAiServer } from "../llm/servers/openaiServer.ts";
-import { agentDataDir, NO_LEARNING } from "./helpers.ts";
+import { agentDataDir, startScriptedDaemon } from "./helpers.ts";
 
 // The agent end to end: a real daemon runs tasks against a scripted OpenAI-protocol server that returns chosen
 // tool calls. Tools act on a scratch directory allowed by a real tools_policy.yaml.
@@ -27,10 +27,7 @@ beforeAll(async () => {
     system: "system-model",
     default: "chat-model",
   });
-  daemon = await startDaemon(
-    { ...ENV, ...NO_LEARNING, ASSISTANT_EMBEDDED_MODEL_PATH: join(dataDir, "none.gguf") },
-    dataDir,
-  );
+  daemon = await startScriptedDaemon(dataDir, ENV);
 });
 afterAll(async () => {
   await daemon?.stop();
@@ -298,10 +295,7 @@ describe("a daemon killed mid-task", () => {
 
     await daemon.stop("SIGKILL");
     server.enqueue({ kind: "reply", text: "hi" });
-    daemon = await startDaemon(
-      { ...ENV, ...NO_LEARNING, ASSISTANT_EMBEDDED_MODEL_PATH: join(dataDir, "none.gguf") },
-      dataDir,
-    );
+    daemon = await startScriptedDaemon(dataDir, ENV);
 
     const interrupted = await task(running.task_id);
     expect(interrupted).toMatchObject({ status: "failed", reason: "interrupted" });

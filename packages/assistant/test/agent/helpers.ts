@@ -1,13 +1,18 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { stringify } from "yaml";
-import { tempDataDir } from "../helpers/daemon.ts";
+import { startDaemon, type TestDaemon, tempDataDir } from "../helpers/daemon.ts";
 
 /**
- * Daemon env for tests that script every model call in order: memory learning (a model call of its own after each
- * reply, test/memory covers it) stays off so it takes none of the scripted answers.
+ * A daemon for tests that script every model call in order: no embedded model file, and memory learning (a model
+ * call of its own after each reply, test/memory covers it) off so it takes none of the scripted answers.
  */
-export const NO_LEARNING = { ASSISTANT_MEMORY_LEARNING: "0" };
+export function startScriptedDaemon(dataDir: string, env: NodeJS.ProcessEnv = {}): Promise<TestDaemon> {
+  return startDaemon(
+    { ASSISTANT_MEMORY_LEARNING: "0", ASSISTANT_EMBEDDED_MODEL_PATH: join(dataDir, "no-such-model.gguf"), ...env },
+    dataDir,
+  );
+}
 
 // llm_router.yaml for agent tests: every listed task type routes to the scripted OpenAI-protocol server
 // (test/llm/servers/openaiServer.ts) as lowbit_server, with a model name per task type so requests can be told

@@ -1,9 +1,9 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startDaemon, type TestDaemon, tempDataDir } from "../helpers/daemon.ts";
+import { type TestDaemon, tempDataDir } from "../helpers/daemon.ts";
 import { type ScriptedServer, startOpenAiServer } from "../llm/servers/openaiServer.ts";
-import { NO_LEARNING } from "./helpers.ts";
+import { startScriptedDaemon } from "./helpers.ts";
 
 // The OpenAI-compatible API end to end: Node's fetch plays the OpenAI client against a real daemon whose LLM is a
 // scripted OpenAI-protocol server configured in llm_router.yaml.
@@ -30,10 +30,7 @@ beforeAll(async () => {
   server = await startOpenAiServer();
   const dataDir = tempDataDir();
   writeFileSync(join(dataDir, "llm_router.yaml"), ROUTER(server.url));
-  daemon = await startDaemon(
-    { ...NO_LEARNING, ASSISTANT_EMBEDDED_MODEL_PATH: join(dataDir, "no-such-model.gguf") },
-    dataDir,
-  );
+  daemon = await startScriptedDaemon(dataDir);
 });
 afterAll(async () => {
   await daemon.stop();

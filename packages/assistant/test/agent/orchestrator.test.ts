@@ -3,9 +3,9 @@ import { createServer, request as httpRequest, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { api as apiCall, startDaemon, type TestDaemon, tempDataDir } from "../helpers/daemon.ts";
+import { api as apiCall, type TestDaemon, tempDataDir } from "../helpers/daemon.ts";
 import { type ScriptedServer, startOpenAiServer } from "../llm/servers/openaiServer.ts";
-import { NO_LEARNING } from "./helpers.ts";
+import { startScriptedDaemon } from "./helpers.ts";
 
 // Sub-agent orchestration end to end: a real daemon whose orchestrator, code_generation and conversation routes
 // point (through a counting proxy) at the scripted OpenAI server, each with its own model name so requests can
@@ -92,10 +92,7 @@ async function boot(env: NodeJS.ProcessEnv): Promise<TestDaemon> {
   const dataDir = tempDataDir();
   writeFileSync(join(dataDir, "llm_router.yaml"), ROUTER(proxyUrl));
   writeFileSync(join(dataDir, "agent_profile.json"), JSON.stringify({ name: "Nova" }));
-  return startDaemon(
-    { ...NO_LEARNING, ASSISTANT_EMBEDDED_MODEL_PATH: join(dataDir, "no-such-model.gguf"), ...env },
-    dataDir,
-  );
+  return startScriptedDaemon(dataDir, env);
 }
 
 beforeAll(async () => {

@@ -5,10 +5,10 @@ import { handleApproval, isYes } from "../../src/cli/chat.ts";
 import type { CliContext } from "../../src/cli/context.ts";
 import { dataPaths } from "../../src/config/paths.ts";
 import { cleanUp, health, sandbox, waitFor } from "../daemon/helpers.ts";
-import { api as apiCall, startDaemon, type TestDaemon, tempDataDir } from "../helpers/daemon.ts";
+import { api as apiCall, type TestDaemon, tempDataDir } from "../helpers/daemon.ts";
 import { type ScriptedServer, startOpenAiServer } from "../llm/servers/openaiServer.ts";
 import { runCli } from "../setup/helpers.ts";
-import { agentDataDir, NO_LEARNING } from "./helpers.ts";
+import { agentDataDir, startScriptedDaemon } from "./helpers.ts";
 
 // The slash commands of the chat on a real daemon (POST /api/message answers them without the model), `/restart`
 // under the real supervisor, and the inline approvals of `assistant chat`.
@@ -22,10 +22,7 @@ beforeAll(async () => {
   server = await startOpenAiServer();
   work = tempDataDir("assistant-slash-work-");
   dataDir = agentDataDir(server.url, work);
-  daemon = await startDaemon(
-    { ...NO_LEARNING, ASSISTANT_EMBEDDED_MODEL_PATH: join(dataDir, "no-such-model.gguf") },
-    dataDir,
-  );
+  daemon = await startScriptedDaemon(dataDir);
 });
 afterAll(async () => {
   await daemon?.stop();

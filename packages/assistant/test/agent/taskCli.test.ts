@@ -2,10 +2,10 @@ import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { formatEvent } from "../../src/cli/task.ts";
-import { api as apiCall, startDaemon, type TestDaemon, tempDataDir } from "../helpers/daemon.ts";
+import { api as apiCall, type TestDaemon, tempDataDir } from "../helpers/daemon.ts";
 import { type ScriptedServer, startOpenAiServer } from "../llm/servers/openaiServer.ts";
 import { runCli } from "../setup/helpers.ts";
-import { agentDataDir, NO_LEARNING } from "./helpers.ts";
+import { agentDataDir, startScriptedDaemon } from "./helpers.ts";
 
 // `assistant task ...` end to end: a real daemon runs tasks against the scripted OpenAI server; the CLI lists,
 // shows, watches, cancels and reports them and reads or clears their message queue.
@@ -21,10 +21,7 @@ beforeAll(async () => {
   mkdirSync(join(work, "files"));
   writeFileSync(join(work, "files", "note.txt"), "hi from the note");
   dataDir = agentDataDir(server.url, work);
-  daemon = await startDaemon(
-    { ...NO_LEARNING, ASSISTANT_EMBEDDED_MODEL_PATH: join(dataDir, "no-such-model.gguf") },
-    dataDir,
-  );
+  daemon = await startScriptedDaemon(dataDir);
 });
 afterAll(async () => {
   await daemon?.stop();

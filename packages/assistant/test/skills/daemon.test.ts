@@ -2,8 +2,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSy
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { NO_LEARNING, scriptedRouterYaml } from "../agent/helpers.ts";
-import { api as apiCall, startDaemon, type TestDaemon, tempDataDir } from "../helpers/daemon.ts";
+import { scriptedRouterYaml, startScriptedDaemon } from "../agent/helpers.ts";
+import { api as apiCall, type TestDaemon, tempDataDir } from "../helpers/daemon.ts";
 import { startHttpsServer, type TestHttpsServer } from "../helpers/https.ts";
 import { type ScriptedServer, startOpenAiServer } from "../llm/servers/openaiServer.ts";
 import { runCli } from "../setup/helpers.ts";
@@ -114,15 +114,10 @@ beforeAll(async () => {
   );
   mkdirSync(join(dataDir, "skills", "broken"), { recursive: true });
   writeFileSync(join(dataDir, "skills", "broken", "SKILL.md"), "---\nname: broken\n---\nno description\n");
-  daemon = await startDaemon(
-    {
-      ...NO_LEARNING,
-      NODE_EXTRA_CA_CERTS: git.caFile,
-      ASSISTANT_GITHUB_ENTERPRISE_HOSTS: gitHost,
-      ASSISTANT_EMBEDDED_MODEL_PATH: join(dataDir, "none.gguf"),
-    },
-    dataDir,
-  );
+  daemon = await startScriptedDaemon(dataDir, {
+    NODE_EXTRA_CA_CERTS: git.caFile,
+    ASSISTANT_GITHUB_ENTERPRISE_HOSTS: gitHost,
+  });
 });
 afterAll(async () => {
   await daemon?.stop();

@@ -1,8 +1,8 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { NO_LEARNING } from "../../agent/helpers.ts";
-import { api as apiCall, startDaemon, type TestDaemon, tempDataDir } from "../../helpers/daemon.ts";
+import { startScriptedDaemon } from "../../agent/helpers.ts";
+import { api as apiCall, type TestDaemon, tempDataDir } from "../../helpers/daemon.ts";
 import { runCli } from "../../setup/helpers.ts";
 import { type ScriptedServer, startOpenAiServer } from "../servers/openaiServer.ts";
 
@@ -26,10 +26,7 @@ beforeAll(async () => {
   server = await startOpenAiServer();
   dataDir = tempDataDir();
   writeFileSync(join(dataDir, "llm_router.yaml"), ROUTER(server.url));
-  daemon = await startDaemon(
-    { ...NO_LEARNING, ASSISTANT_EMBEDDED_MODEL_PATH: join(dataDir, "no-such-model.gguf") },
-    dataDir,
-  );
+  daemon = await startScriptedDaemon(dataDir);
 });
 afterAll(async () => {
   await daemon.stop();
