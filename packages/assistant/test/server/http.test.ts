@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { AssistantClient } from "@assistant/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RawResponse, raw, startDaemon, type TestDaemon } from "../helpers/daemon.ts";
-import { allFiles } from "../helpers/files.ts";
+import { filesAtRest } from "../helpers/files.ts";
 
 let daemon: TestDaemon;
 let auth: Record<string, string>;
@@ -193,9 +193,9 @@ describe("vault over HTTP", () => {
   });
 
   it("never writes a secret value in plaintext under the data dir (logs at trace level included)", () => {
-    const files = allFiles(daemon.dataDir);
-    expect(files.some((f) => f.endsWith("daemon.log"))).toBe(true);
-    for (const file of files) expect(readFileSync(file).includes(canary), file).toBe(false);
+    const files = filesAtRest(daemon.dataDir);
+    expect(files.some((f) => f.path.endsWith("daemon.log"))).toBe(true);
+    for (const { path, bytes } of files) expect(bytes.includes(canary), path).toBe(false);
   });
 });
 

@@ -6,7 +6,7 @@ import type { DoctorCheck } from "@assistant/client";
 import { afterAll } from "vitest";
 import { parse } from "yaml";
 import { cliBin } from "../helpers/daemon.ts";
-import { allFiles } from "../helpers/files.ts";
+import { filesAtRest } from "../helpers/files.ts";
 
 export { freePort, modeOf } from "../helpers/system.ts";
 
@@ -90,7 +90,7 @@ export function runCli(args: string[], options: RunOptions & { cwd?: string } = 
 
 /** Every file below `dir` with its text, to look for anything secret. */
 export function allFileTexts(dir: string): Array<{ path: string; text: string }> {
-  return allFiles(dir).map((path) => ({ path, text: readFileSync(path, "latin1") }));
+  return filesAtRest(dir).map(({ path, bytes }) => ({ path, text: bytes.toString("latin1") }));
 }
 
 export type Check = DoctorCheck;

@@ -31,7 +31,7 @@ export function vaultAt(paths: DataPaths, env: NodeJS.ProcessEnv = {}, extra: Pa
   return new Vault({ paths, env: { [KEYRING_ENV]: "0", ...env }, ...extra });
 }
 
-export { allFiles } from "../helpers/files.ts";
+export { filesAtRest } from "../helpers/files.ts";
 
 /** The AppError `fn` throws (fails the test when it throws something else or nothing). */
 export function errorOf(fn: () => unknown): AppError {

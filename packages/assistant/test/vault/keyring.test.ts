@@ -5,7 +5,7 @@ import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { KEYRING_ENV, KEYRING_SERVICE } from "../../src/vault/keySource.ts";
-import { allFiles, readVaultJson } from "./helpers.ts";
+import { filesAtRest, readVaultJson } from "./helpers.ts";
 
 // The OS keyring as the vault's key source, for real: the CLI as a child process inside a private D-Bus session
 // bus (dbus-run-session) with GNOME Keyring as the Secret Service, unlocked non-interactively with a throwaway
@@ -142,10 +142,9 @@ describe("the OS keyring as the vault key (GNOME Keyring on a private D-Bus sess
     expect(Buffer.from(key, "base64")).toHaveLength(32);
     const raw = Buffer.from(key, "base64").toString("latin1");
     // the keyring's own file (under home) is encrypted; the home also holds the daemon's control socket
-    const files = [...allFiles(dataDir), ...allFiles(home)];
-    expect(files.some((file) => file.endsWith(".keyring"))).toBe(true);
-    for (const file of files) {
-      const bytes = readFileSync(file);
+    const files = [...filesAtRest(dataDir), ...filesAtRest(home)];
+    expect(files.some((file) => file.path.endsWith(".keyring"))).toBe(true);
+    for (const { path: file, bytes } of files) {
       for (const needle of [...needles(secret, key), Buffer.from(raw, "latin1")]) {
         expect(bytes.includes(needle), `${file} holds the secret or the vault key`).toBe(false);
       }

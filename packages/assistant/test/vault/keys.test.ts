@@ -1,7 +1,7 @@
 import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { keyFileModeOk, keySourceKind, MASTER_KEY_ENV } from "../../src/vault/keySource.ts";
-import { allFiles, errorOf, readVaultJson, removeTempDirs, tempPaths, vaultAt } from "./helpers.ts";
+import { errorOf, filesAtRest, readVaultJson, removeTempDirs, tempPaths, vaultAt } from "./helpers.ts";
 
 afterEach(removeTempDirs);
 
@@ -214,10 +214,9 @@ describe("nothing in plaintext", () => {
         Buffer.from(Buffer.from(s).toString("hex")),
         Buffer.from(s, "utf16le"),
       ]);
-      const files = allFiles(paths.dataDir);
+      const files = filesAtRest(paths.dataDir);
       expect(files.length).toBeGreaterThan(0);
-      for (const file of files) {
-        const bytes = readFileSync(file);
+      for (const { path: file, bytes } of files) {
         for (const needle of needles) expect(bytes.includes(needle), `${file} contains a secret`).toBe(false);
       }
     }
