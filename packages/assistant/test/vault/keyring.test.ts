@@ -84,8 +84,19 @@ function run(command: string[], dataDir: string, home: string, options: { sessio
       : ["dbus-run-session", ["--", "sh", "-c", UNLOCK, "sh", ...command]];
   const result = spawnSync(file, args, { env, input: options.input ?? "", encoding: "utf8", timeout: 15_000 });
   if (result.error) throw result.error;
+  if (options.session !== false) awaitKeyringExit(env.XDG_RUNTIME_DIR!);
   expect(result.status, `${command.join(" ")}: the keyring session did not start\n${result.stderr}`).not.toBe(97);
   return { code: result.status, stdout: result.stdout, stderr: result.stderr } satisfies Run;
+}
+
+/**
+ * gnome-keyring-daemon outlives dbus-run-session by a moment and removes its runtime folder as it exits. Waiting
+ * for that keeps the next session on the same home from reaching the old daemon, and scans from racing its cleanup.
+ */
+function awaitKeyringExit(runtime: string): void {
+  const deadline = Date.now() + 5_000;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  while (existsSync(join(runtime, "keyring")) && Date.now() < deadline) Atomics.wait(pause, 0, 0, 20);
 }
 
 const cli = (args: string[], dataDir: string, home: string, options: { session?: boolean; input?: string } = {}) =>
