@@ -56,7 +56,12 @@ const report = (label: string, ms: number[]) =>
 const limits = { timeoutMs: 5000, maxMemoryPages: 1024, fuel: 100_000_000_000, maxOutputBytes: 1024 * 1024 };
 const instance = await loadPlugin(
   wasm,
-  { allowedHosts: [], config: {}, fetch: () => Promise.reject(new Error("no")) },
+  {
+    allowedHosts: [],
+    config: {},
+    fetch: () => Promise.reject(new Error("no")),
+    files: () => Promise.reject(new Error("no")),
+  },
   limits,
 );
 for (let i = 0; i < 200; i++) await instance.call("echo", '{"text":"warm"}');

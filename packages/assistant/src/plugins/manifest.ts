@@ -1,11 +1,12 @@
+import { isAbsolute } from "node:path";
 import * as z from "zod";
 import { parseJsonWith } from "../util/parseJson.ts";
 import { routingRulesSchema } from "./routingRules.ts";
 
 // plugin.json, the manifest beside a plugin's .wasm file: who the plugin is, what kind, which functions it
 // exports, the tools it provides, and the capabilities it asks for. Anything not asked for is not given: no
-// network unless hosts are listed (and the tools policy allows them too), no filesystem at all, only the config
-// keys it names. Limits may only tighten the daemon's own.
+// network unless hosts are listed, no files outside the paths listed (and the tools policy must allow both too),
+// only the config keys it names. Limits may only tighten the daemon's own.
 
 export const PLUGIN_KINDS = ["tool", "channel", "home_hub", "router"] as const;
 export type PluginKind = (typeof PLUGIN_KINDS)[number];
@@ -53,8 +54,18 @@ export const manifestSchema = z
     capabilities: z
       .strictObject({
         allowed_hosts: z.array(host).max(50).default([]),
-        /** Filesystem paths: plugins get none in this version; asking is an install error, not a silent denial. */
-        allowed_paths: z.array(z.string()).max(0, "plugins cannot be given filesystem access").default([]),
+        /** Absolute folders (or files) the plugin may use through its fs host function, if the policy agrees too. */
+        allowed_paths: z
+          .array(
+            z
+              .string()
+              .min(1)
+              .max(4096)
+              .refine((p) => isAbsolute(p), "an absolute path (~ and relative paths are not expanded)")
+              .refine((p) => !p.includes("\0"), "no NUL bytes"),
+          )
+          .max(50)
+          .default([]),
         /** Config keys the plugin reads; values come from the vault as plugin.<id>.<key>. */
         config_keys: z
           .array(z.string().regex(/^[a-z0-9_]{1,64}$/))

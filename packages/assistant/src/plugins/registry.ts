@@ -18,9 +18,17 @@ import { defineTool, type Tool, type ToolContext, ToolDenied, ToolFailure } from
 import { AppError } from "../util/errors.ts";
 import { readBoundedFile } from "../util/readBounded.ts";
 import { type PluginManifest, parseManifest } from "./manifest.ts";
+import { pluginFileOp } from "./pluginFiles.ts";
 import type { Outcome, Reputation, ReputationStore } from "./reputation.ts";
 import { loadRules, type RoutingRule } from "./routingRules.ts";
-import { inspectWasm, loadPlugin, PluginCallError, type PluginInstance, type PluginLimits } from "./runtime.ts";
+import {
+  type Hold,
+  inspectWasm,
+  loadPlugin,
+  PluginCallError,
+  type PluginInstance,
+  type PluginLimits,
+} from "./runtime.ts";
 
 // The installed WASM plugins: every data_dir/plugins/<id>/ with plugin.json and its .wasm, scanned at start and
 // on reload (no restart). A plugin is instantiated once, on its first call, and reused. Its tools join the tool
@@ -372,7 +380,10 @@ export class PluginRegistry {
     }
   }
 
-  /** What a plugin is given: its manifest's hosts and config keys, and HTTP through the policy and safe fetch. */
+  /**
+   * What a plugin is given: its manifest's hosts and config keys, HTTP through the policy and safe fetch, and
+   * files under its allowed_paths through the policy.
+   */
   #sandbox(p: Loaded) {
     const config: Record<string, string> = {};
     for (const key of p.manifest.capabilities.config_keys) {
@@ -382,7 +393,7 @@ export class PluginRegistry {
     return {
       allowedHosts: p.manifest.capabilities.allowed_hosts,
       config,
-      fetch: async (url: URL, init: RequestInit): Promise<Response> => {
+      fetch: async (url: URL, init: RequestInit, hold: Hold): Promise<Response> => {
         const call = p.current;
         if (!call) throw new Error("no call in progress");
         try {
@@ -395,7 +406,7 @@ export class PluginRegistry {
             );
           }
           const res = await safeFetch(url, {
-            permit: (target) => call.ctx.permit({ kind: "web", tool: call.tool, url: target }),
+            permit: (target) => hold(call.ctx.permit({ kind: "web", tool: call.tool, url: target })),
             signal: init.signal ?? call.ctx.signal,
             maxBytes: MAX_HTTP_BYTES,
           });
@@ -403,6 +414,24 @@ export class PluginRegistry {
             status: res.status,
             headers: { "content-type": res.mediaType || "application/octet-stream" },
           });
+        } catch (error) {
+          if (error instanceof ToolDenied) call.denied = error;
+          throw error;
+        }
+      },
+      files: async (request: string, hold: Hold): Promise<string> => {
+        const call = p.current;
+        if (!call) throw new Error("no call in progress");
+        try {
+          const result = await pluginFileOp(request, {
+            pluginId: p.manifest.id,
+            manifestFile: join(p.dir, "plugin.json"),
+            allowedPaths: p.manifest.capabilities.allowed_paths,
+            tool: call.tool,
+            permit: (toolRequest) => hold(call.ctx.permit(toolRequest)),
+            ctx: call.ctx,
+          });
+          return JSON.stringify(result);
         } catch (error) {
           if (error instanceof ToolDenied) call.denied = error;
           throw error;

@@ -1,9 +1,10 @@
 // The sandboxed WebAssembly plugin runtime: Extism's JS SDK with the module in a worker thread, plus what the SDK
 // lacks: a per-call timeout (the worker is terminated and re-created lazily), a linear-memory cap and a fuel
 // (instruction) limit (binary rewrites), an output cap, serialised calls, HTTP only to allowed hosts through the
-// caller's fetch, and typed failures.
+// caller's fetch, files only through the caller's fs host function, and typed failures.
 import type { Worker } from "node:worker_threads";
-import createPlugin, { type Plugin } from "@extism/extism";
+import createPlugin, { type CallContext, type Plugin } from "@extism/extism";
+import { FILES_FUNCTION, FILES_MODULE } from "./pluginFiles.ts";
 import { type PreparedWasm, prepareWasm, WasmBinaryError, WebAssemblyApi } from "./wasmBinary.ts";
 import { FUEL_EXHAUSTED_TRAP, meterWasm } from "./wasmMetering.ts";
 
@@ -24,8 +25,16 @@ export interface PluginSandbox {
   /** Config key/values given to the plugin (Extism config). */
   config: Record<string, string>;
   /** Makes every HTTP request the plugin makes, after the allowedHosts check passed; throwing refuses it (kind denied). */
-  fetch(url: URL, init: RequestInit): Promise<Response>;
+  fetch(url: URL, init: RequestInit, hold: Hold): Promise<Response>;
+  /**
+   * Answers the plugin's `extism:host/user` `fs` host function: a JSON request in, a JSON result out; throwing
+   * refuses it and fails the call (kind denied).
+   */
+  files(request: string, hold: Hold): Promise<string>;
 }
+
+/** Stops the call's clock while `waiting` is pending: waiting for the user's approval is not the plugin's time. */
+export type Hold = <T>(waiting: Promise<T>) => Promise<T>;
 
 export type PluginFailureKind =
   | "timeout"
@@ -112,6 +121,7 @@ export async function loadPlugin(
     // section any more), so that a module failing this never reaches the worker.
     new WebAssemblyApi.Instance(module, {
       [EXTISM_ENV]: Object.fromEntries([...HOST_FUNCTIONS].map((n) => [n, () => 0])),
+      [FILES_MODULE]: { [FILES_FUNCTION]: () => 0 },
     });
   } catch (error) {
     throw new PluginCallError("invalid_module", `the module cannot be instantiated: ${messageOf(error)}`);
@@ -124,7 +134,11 @@ export async function loadPlugin(
 function prepare(wasm: Uint8Array, maxMemoryPages: number, fuel: number): PreparedWasm {
   try {
     const prepared = prepareWasm(wasm, maxMemoryPages);
-    const foreign = prepared.imports.find((i) => i.module !== EXTISM_ENV || !HOST_FUNCTIONS.has(i.name));
+    const foreign = prepared.imports.find(
+      (i) =>
+        !(i.module === EXTISM_ENV && HOST_FUNCTIONS.has(i.name)) &&
+        !(i.module === FILES_MODULE && i.name === FILES_FUNCTION),
+    );
     if (foreign)
       throw new WasmBinaryError(`imports ${foreign.module}.${foreign.name}, which the sandbox does not provide`);
     // The SDK runs hs_init while instantiating in the worker, outside any timeout.
@@ -139,6 +153,7 @@ function prepare(wasm: Uint8Array, maxMemoryPages: number, fuel: number): Prepar
 /** One running call: how to end it early and what its host side saw. */
 interface CallState {
   interrupt(error: PluginCallError): void;
+  hold: Hold;
   readonly fetches: AbortController;
   denial: string | null;
   lastErrorLog: string | null;
@@ -232,17 +247,42 @@ class SandboxedPlugin implements PluginInstance {
     const interrupted = new Promise<never>((_, reject) => {
       interrupt = reject;
     });
-    const state: CallState = { interrupt, fetches: new AbortController(), denial: null, lastErrorLog: null };
     const stop = (error: PluginCallError) => {
       state.fetches.abort(error);
       this.#discard();
       interrupt(error);
     };
-    state.interrupt = stop;
-    const timer = setTimeout(
-      () => stop(new PluginCallError("timeout", `the plugin ran longer than ${this.#limits.timeoutMs} ms`)),
-      this.#limits.timeoutMs,
-    );
+    // The clock: `left` ms of the limit remain once it runs again; holds (approvals) stop it.
+    let left = this.#limits.timeoutMs;
+    let since = 0;
+    let timer: NodeJS.Timeout | undefined;
+    let holds = 0;
+    const run = () => {
+      since = performance.now();
+      timer = setTimeout(
+        () => stop(new PluginCallError("timeout", `the plugin ran longer than ${this.#limits.timeoutMs} ms`)),
+        left,
+      );
+    };
+    const hold: Hold = async (waiting) => {
+      if (holds++ === 0) {
+        clearTimeout(timer);
+        left = Math.max(0, left - (performance.now() - since));
+      }
+      try {
+        return await waiting;
+      } finally {
+        if (--holds === 0 && this.#current === state) run();
+      }
+    };
+    const state: CallState = {
+      interrupt: stop,
+      hold,
+      fetches: new AbortController(),
+      denial: null,
+      lastErrorLog: null,
+    };
+    run();
     const onAbort = () => stop(new PluginCallError("cancelled", "the call was cancelled"));
     signal?.addEventListener("abort", onAbort, { once: true });
     this.#current = state;
@@ -292,7 +332,11 @@ class SandboxedPlugin implements PluginInstance {
         config: { ...this.#sandbox.config },
         fetch: (input, init) => this.#fetch(input, init),
         logger: this.#logger(),
-        functions: {},
+        functions: {
+          [FILES_MODULE]: {
+            [FILES_FUNCTION]: (context: CallContext, request: bigint) => this.#files(context, request),
+          },
+        },
       },
     );
     const worker = (plugin as unknown as { worker: Worker }).worker;
@@ -329,9 +373,22 @@ class SandboxedPlugin implements PluginInstance {
       const url = new URL(input instanceof Request ? input.url : input);
       if (url.protocol !== "http:" && url.protocol !== "https:")
         throw new Error(`${url.protocol} URLs are not allowed`);
-      return await this.#sandbox.fetch(url, { ...init, signal: state.fetches.signal });
+      return await this.#sandbox.fetch(url, { ...init, signal: state.fetches.signal }, state.hold);
     } catch (error) {
       state.denial ??= `HTTP request refused: ${messageOf(error)}`;
+      throw error;
+    }
+  }
+
+  /** The `fs` host function (runs on this thread while the worker waits): JSON in, JSON out; a refusal is recorded. */
+  async #files(context: CallContext, offset: bigint): Promise<bigint> {
+    const state = this.#current;
+    if (!state) throw new Error("file request outside a plugin call");
+    const request = context.read(offset)?.text() ?? "";
+    try {
+      return context.store(await this.#sandbox.files(request, state.hold));
+    } catch (error) {
+      state.denial ??= `file access refused: ${messageOf(error)}`;
       throw error;
     }
   }

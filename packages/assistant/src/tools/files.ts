@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, openSync, readlinkSync, realpathSync, type Stats } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readlinkSync, readSync, realpathSync, type Stats } from "node:fs";
 import { ToolFailure } from "./tool.ts";
 
 // Opening a file the policy already approved by its resolved path. Between the check and the open another
@@ -66,4 +66,16 @@ export function fileKind(stat: Stats): string {
   if (stat.isSocket()) return "a socket";
   if (stat.isCharacterDevice() || stat.isBlockDevice()) return "a device";
   return "a regular file";
+}
+
+/** Up to `length` bytes of an open file from `position` (fewer at its end). */
+export function readAt(fd: number, position: number, length: number): Buffer {
+  const buffer = Buffer.alloc(length);
+  let done = 0;
+  while (done < length) {
+    const n = readSync(fd, buffer, done, length - done, position + done);
+    if (n === 0) break;
+    done += n;
+  }
+  return buffer.subarray(0, done);
 }

@@ -1,7 +1,7 @@
 // Compiles the AssemblyScript test plugins in fixtures/ with asc's JS API, cached by content hash in the OS temp dir
 // so test files and reruns share one build (no network: compiler and PDK come from node_modules).
 import { createHash } from "node:crypto";
-import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rename, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -16,9 +16,11 @@ const flags = ["-O1", "--runtime", "incremental", "--use", "abort=index/pluginAb
 
 /** The compiled plugin's bytes, built once per source/compiler/flags combination. */
 export async function buildTestPlugin(name: TestPluginName): Promise<Uint8Array> {
-  const source = await readFile(join(fixturesDir, name, "index.ts"), "utf8");
+  const dir = join(fixturesDir, name);
+  const files = (await readdir(dir)).filter((file) => file.endsWith(".ts")).sort();
+  const sources = await Promise.all(files.map(async (file) => [file, await readFile(join(dir, file), "utf8")]));
   const key = createHash("sha256")
-    .update(JSON.stringify([source, asc.version, flags]))
+    .update(JSON.stringify([sources, asc.version, flags]))
     .digest("hex")
     .slice(0, 16);
   const cached = join(cacheDir, `${name}-${key}.wasm`);
@@ -27,15 +29,12 @@ export async function buildTestPlugin(name: TestPluginName): Promise<Uint8Array>
 
   let binary: Uint8Array | null = null;
   const stderr = asc.createMemoryStream();
-  const { error } = await asc.main(
-    ["index.ts", "--outFile", "plugin.wasm", "--baseDir", join(fixturesDir, name), ...flags],
-    {
-      stderr,
-      writeFile: (file, contents) => {
-        if (file === "plugin.wasm" && contents instanceof Uint8Array) binary = contents;
-      },
+  const { error } = await asc.main(["index.ts", "--outFile", "plugin.wasm", "--baseDir", dir, ...flags], {
+    stderr,
+    writeFile: (file, contents) => {
+      if (file === "plugin.wasm" && contents instanceof Uint8Array) binary = contents;
     },
-  );
+  });
   if (error || !binary)
     throw new Error(`asc failed for test plugin ${name}: ${error?.message ?? ""}\n${stderr.toString()}`);
   await mkdir(cacheDir, { recursive: true });

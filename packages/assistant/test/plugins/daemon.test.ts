@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -39,7 +39,7 @@ const ECHO = {
   version: "1.0.0",
   kind: "tool",
   author: "tests",
-  exports: ["echo", "greet", "fetch_allowed"],
+  exports: ["echo", "greet", "fetch_allowed", "file_op"],
   tools: [
     {
       name: "echo",
@@ -55,8 +55,19 @@ const ECHO = {
       input_param: "url",
       parameters: { type: "object", properties: { url: { type: "string" } }, required: ["url"] },
     },
+    {
+      name: "files",
+      description: "Read, list or write a file",
+      export: "file_op",
+      parameters: {
+        type: "object",
+        properties: { op: { type: "string" }, path: { type: "string" }, content: { type: "string" } },
+        required: ["op", "path"],
+      },
+    },
   ],
-  capabilities: { allowed_hosts: ["127.0.0.1"], config_keys: ["greeting_name"] },
+  // allowed_paths is set in beforeAll, once the test's folder exists
+  capabilities: { allowed_hosts: ["127.0.0.1"], config_keys: ["greeting_name"], allowed_paths: [] as string[] },
   routing_rules: [{ id: "invoices", keywords: ["invoice"], task_type: "data_analysis", priority: 5 }],
 };
 const HOSTILE = {
@@ -72,16 +83,17 @@ HOSTILE.tools.push({ name: "undeclared", description: "x", export: "undeclared_h
 
 beforeAll(async () => {
   work = tempDataDir("assistant-plugins-work-");
+  ECHO.capabilities.allowed_paths.push(join(work, "shared"));
   web = createServer((_req, res) => res.end("hello from the allowed host"));
   await new Promise<void>((r) => web.listen(0, "127.0.0.1", r));
   webUrl = `http://127.0.0.1:${(web.address() as { port: number }).port}/page`;
   const dataDir = tempDataDir();
   writeFileSync(join(dataDir, "tools_policy.yaml"), stringify({ require_approval: [] }));
-  // An invalid plugin already in the folder: it asks for filesystem access.
+  // An invalid plugin already in the folder: it asks for a relative path, which would depend on the daemon's cwd.
   mkdirSync(join(dataDir, "plugins", "greedy"), { recursive: true });
   writeFileSync(
     join(dataDir, "plugins", "greedy", "plugin.json"),
-    JSON.stringify({ ...ECHO, id: "greedy", capabilities: { allowed_paths: ["/"] } }),
+    JSON.stringify({ ...ECHO, id: "greedy", capabilities: { allowed_paths: ["notes"] } }),
   );
   writeFileSync(join(dataDir, "plugins", "greedy", "plugin.wasm"), await buildTestPlugin("echo"));
   daemon = await startDaemon({ ASSISTANT_EMBEDDED_MODEL_PATH: join(dataDir, "none.gguf") }, dataDir);
@@ -95,10 +107,12 @@ describe("plugin install and tools", () => {
   it("lists invalid plugins with the reason and installs a plugin with the CLI without a restart", async () => {
     const listed = (await api("GET", "/api/plugins")).json();
     expect(listed.items).toEqual([]);
-    expect(listed.invalid).toEqual([{ folder: "greedy", reason: expect.stringContaining("filesystem access") }]);
+    expect(listed.invalid).toEqual([{ folder: "greedy", reason: expect.stringContaining("an absolute path") }]);
     const result = await cli(["install", await pluginFolder("echo", ECHO, "echo")]);
     expect(result.stderr).toBe("");
-    expect(result.stdout).toContain("Installed echo 1.0.0 [tool], tools: echo__echo, echo__greet, echo__fetch");
+    expect(result.stdout).toContain(
+      "Installed echo 1.0.0 [tool], tools: echo__echo, echo__greet, echo__fetch, echo__files",
+    );
     const plugin = (await api("GET", "/api/plugins/echo")).json();
     expect(plugin).toMatchObject({ plugin_id: "echo", score: 100, disabled_by_reputation: false, kind: "tool" });
     const tools = (await api("GET", "/api/tools")).json().tools as Array<{ name: string; parameters: unknown }>;
@@ -140,6 +154,59 @@ describe("plugin install and tools", () => {
     writePolicy({ allowed_web_domains: ["127.0.0.1"] });
     const ok = await invoke("echo__fetch", { url: webUrl });
     expect(ok.json().result.output).toContain("hello from the allowed host");
+    writePolicy({});
+  });
+
+  it("gives a plugin the files under its allowed_paths, and only those the tools policy allows too", async () => {
+    await api("POST", "/api/plugins/reputation/reset", { plugin_id: "echo" });
+    const shared = join(work, "shared");
+    mkdirSync(shared, { recursive: true });
+    writeFileSync(join(shared, "note.txt"), "remember the milk");
+    writeFileSync(join(work, "secret.txt"), "not for plugins");
+    symlinkSync(join(work, "secret.txt"), join(shared, "escape.txt"));
+    const files = (args: Record<string, unknown>) => invoke("echo__files", args);
+    const output = async (args: Record<string, unknown>) => {
+      const res = await files(args);
+      expect(res.status, JSON.stringify(res.json())).toBe(200);
+      return res.json().result.output as string;
+    };
+
+    // in the manifest but not in the policy
+    const blocked = await files({ op: "read", path: join(shared, "note.txt") });
+    expect(blocked.status).toBe(403);
+    expect(blocked.json().error.details.rule).toContain("allowed_read_paths");
+
+    writePolicy({ allowed_read_paths: [work], allowed_write_paths: [shared] });
+    expect(await output({ op: "read", path: join(shared, "note.txt") })).toContain(
+      '{"ok":true,"content":"remember the milk","encoding":"utf8","bytes":17}',
+    );
+    const listing = await output({ op: "list", path: shared });
+    expect(listing).toContain('{"name":"escape.txt","type":"link"},{"name":"note.txt","type":"file"}');
+    expect(await output({ op: "write", path: join(shared, "out.txt"), content: "written by a plugin" })).toContain(
+      '{"ok":true,"created":true,"bytes":19}',
+    );
+    expect(readFileSync(join(shared, "out.txt"), "utf8")).toBe("written by a plugin");
+    const journal = readFileSync(join(daemon.dataDir, "logs", "tools_journal.jsonl"), "utf8");
+    expect(journal).toContain(`"tool":"echo__files","path":"${join(shared, "out.txt")}"`);
+    // ordinary failures are results the plugin handles, not denials
+    expect(await output({ op: "read", path: join(shared, "missing.txt") })).toContain("does not exist");
+    expect(await output({ op: "read", path: "note.txt" })).toContain("path must be absolute");
+    expect(await output({ op: "delete", path: join(shared, "note.txt") })).toContain("bad fs request");
+
+    // the policy allows all of work/, the manifest only work/shared: outside, by .. or through a symlink, refused
+    for (const path of [join(work, "secret.txt"), `${shared}/../secret.txt`, join(shared, "escape.txt")]) {
+      const refused = await files({ op: "read", path });
+      expect(refused.status, path).toBe(403);
+      expect(refused.json().error.details.rule).toBe("plugin echo allowed_paths");
+      expect(refused.json().error.message).toContain(`${join(work, "secret.txt")} is outside`);
+    }
+    writePolicy({ allowed_read_paths: [shared] });
+    const readOnly = await files({ op: "write", path: join(shared, "note.txt"), content: "overwritten" });
+    expect(readOnly.status).toBe(403);
+    expect(readOnly.json().error.details.rule).toContain("allowed_write_paths");
+    expect(readFileSync(join(shared, "note.txt"), "utf8")).toBe("remember the milk");
+    expect((await api("GET", "/api/plugins/echo")).json().reputation).toMatchObject({ denied: 5 });
+    await api("POST", "/api/plugins/reputation/reset", { plugin_id: "echo" });
     writePolicy({});
   });
 });

@@ -2,6 +2,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import {
+  type Hold,
   inspectWasm,
   loadPlugin,
   PluginCallError,
@@ -47,6 +48,7 @@ function sandbox(overrides: Partial<PluginSandbox> = {}): PluginSandbox {
     allowedHosts: [],
     config: {},
     fetch: vi.fn((url: URL, init: RequestInit) => fetch(url, init)),
+    files: vi.fn(() => Promise.reject(new Error("no file access in this test"))),
     ...overrides,
   };
 }
@@ -77,8 +79,8 @@ describe("benign plugin", () => {
     const plugin = await open(echoWasm);
     expect(await plugin.call("echo", "héllo wörld")).toBe("héllo wörld");
     expect(await plugin.call("echo", "")).toBe("");
-    expect((await plugin.exports()).sort()).toEqual(["count", "echo", "fetch_allowed", "greet"]);
-    expect(inspectWasm(echoWasm).exports.sort()).toEqual(["count", "echo", "fetch_allowed", "greet"]);
+    expect((await plugin.exports()).sort()).toEqual(["count", "echo", "fetch_allowed", "file_op", "greet"]);
+    expect(inspectWasm(echoWasm).exports.sort()).toEqual(["count", "echo", "fetch_allowed", "file_op", "greet"]);
   });
 
   it("reuses one instance across calls and serialises concurrent calls", async () => {
@@ -116,6 +118,44 @@ describe("benign plugin", () => {
     const plugin = await open(echoWasm, box);
     const error = await expectKind(plugin.call("fetch_allowed", `${origin}/secret`), "denied");
     expect(error.message).toContain("policy says no");
+    expect(await plugin.call("echo", "after")).toBe("after");
+  });
+
+  it("answers the fs host function through sandbox.files, large answers included", async () => {
+    const big = "x".repeat(3 * 1024 * 1024); // larger than the SDK's shared buffer between the threads
+    const box = sandbox({
+      files: vi.fn(async (request: string) => (request.includes("big") ? big : `host saw ${request}`)),
+    });
+    const plugin = await open(echoWasm, box, { ...LIMITS, maxOutputBytes: 4 * 1024 * 1024 });
+    expect(await plugin.call("file_op", '{"op":"list","path":"/data"}')).toBe('host saw {"op":"list","path":"/data"}');
+    expect(await plugin.call("file_op", '{"op":"read","path":"/big"}')).toBe(big);
+    expect(box.files).toHaveBeenCalledTimes(2);
+  });
+
+  it("stops the call's clock while a host function holds for an approval, and only then", async () => {
+    const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    const box = sandbox({
+      files: vi.fn(async (request: string, hold: Hold) => {
+        // 3x the 300 ms limit: held, as an approval would be; or not held, as slow host work would be
+        await (request.includes("held") ? hold(wait(900)) : wait(900));
+        return "done";
+      }),
+    });
+    const plugin = await open(echoWasm, box);
+    expect(await plugin.call("file_op", '{"op":"read","path":"/held"}')).toBe("done");
+    await expectKind(plugin.call("file_op", '{"op":"read","path":"/slow"}'), "timeout");
+    expect(await plugin.call("echo", "after")).toBe("after");
+  });
+
+  it("fails as denied when sandbox.files refuses, and recovers", async () => {
+    const box = sandbox({
+      files: vi.fn(async () => {
+        throw new Error("outside allowed_paths");
+      }),
+    });
+    const plugin = await open(echoWasm, box);
+    const error = await expectKind(plugin.call("file_op", '{"op":"read","path":"/etc/passwd"}'), "denied");
+    expect(error.message).toContain("outside allowed_paths");
     expect(await plugin.call("echo", "after")).toBe("after");
   });
 });

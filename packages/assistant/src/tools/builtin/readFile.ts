@@ -1,6 +1,6 @@
-import { closeSync, constants, readSync } from "node:fs";
+import { closeSync, constants } from "node:fs";
 import { z } from "zod";
-import { fileKind, openApproved } from "../files.ts";
+import { fileKind, openApproved, readAt } from "../files.ts";
 import { resolveRequestPath } from "../policy/paths.ts";
 import { defineTool, ToolFailure } from "../tool.ts";
 
@@ -45,14 +45,3 @@ export const readFileTool = defineTool({
     }
   },
 });
-
-function readAt(fd: number, position: number, length: number): Buffer {
-  const buffer = Buffer.alloc(length);
-  let done = 0;
-  while (done < length) {
-    const n = readSync(fd, buffer, done, length - done, position + done);
-    if (n === 0) break;
-    done += n;
-  }
-  return buffer.subarray(0, done);
-}
