@@ -393,10 +393,8 @@ export class PluginRegistry {
     return {
       allowedHosts: p.manifest.capabilities.allowed_hosts,
       config,
-      fetch: async (url: URL, init: RequestInit, hold: Hold): Promise<Response> => {
-        const call = p.current;
-        if (!call) throw new Error("no call in progress");
-        try {
+      fetch: (url: URL, init: RequestInit, hold: Hold): Promise<Response> =>
+        inCall(p, async (call) => {
           const method = (init.method ?? "GET").toUpperCase();
           if (method !== "GET") {
             throw new ToolDenied(
@@ -414,15 +412,9 @@ export class PluginRegistry {
             status: res.status,
             headers: { "content-type": res.mediaType || "application/octet-stream" },
           });
-        } catch (error) {
-          if (error instanceof ToolDenied) call.denied = error;
-          throw error;
-        }
-      },
-      files: async (request: string, hold: Hold): Promise<string> => {
-        const call = p.current;
-        if (!call) throw new Error("no call in progress");
-        try {
+        }),
+      files: (request: string, hold: Hold): Promise<string> =>
+        inCall(p, async (call) => {
           const result = await pluginFileOp(request, {
             pluginId: p.manifest.id,
             manifestFile: join(p.dir, "plugin.json"),
@@ -432,11 +424,7 @@ export class PluginRegistry {
             ctx: call.ctx,
           });
           return JSON.stringify(result);
-        } catch (error) {
-          if (error instanceof ToolDenied) call.denied = error;
-          throw error;
-        }
-      },
+        }),
     };
   }
 }
@@ -474,4 +462,16 @@ function pluginInput(param: string | undefined, args: unknown): string {
 
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && Buffer.compare(a, b) === 0;
+}
+
+/** Runs a host request of the plugin's current call; a policy refusal is kept so the call fails with its rule. */
+async function inCall<T>(p: Loaded, body: (call: NonNullable<Loaded["current"]>) => Promise<T>): Promise<T> {
+  const call = p.current;
+  if (!call) throw new Error("no call in progress");
+  try {
+    return await body(call);
+  } catch (error) {
+    if (error instanceof ToolDenied) call.denied = error;
+    throw error;
+  }
 }

@@ -6,8 +6,8 @@ import { MAX_WRITE_BYTES } from "../../src/tools/fileWrite.ts";
 import { type ToolContext, ToolDenied } from "../../src/tools/tool.ts";
 import { tempDataDir } from "../helpers/daemon.ts";
 
-// The plugin fs host function's request handling, with the policy stubbed: encodings, limits, bad requests and
-// which policy question is asked. The manifest and policy refusals end to end are in daemon.test.ts.
+// The plugin fs host function's request handling, the policy's answers given by the test: encodings, limits,
+// bad requests and which policy question is asked. The manifest and policy refusals end to end are in daemon.test.ts.
 
 const root = tempDataDir("assistant-plugin-files-");
 const allowed = join(root, "allowed");
