@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // Installs what the project needs on a fresh machine, idempotently and quickly when nothing changed:
 // 1. Node 22 from the npm registry into toolchain/ when the machine's Node is older than 22.18;
-// 2. with --test, the system packages some tests need (a Secret Service for the vault's keyring tests) through
-//    apt-get where it is available;
+// 2. with --test, the system packages some tests need (a Secret Service for the vault's keyring tests, bubblewrap for
+//    the command sandbox) through apt-get where it is available;
 // 3. the workspace dependencies, installed by that Node so native addons match its ABI. `npm install` rather than
 //    `npm ci`: registries that lack some other platform's optional binaries (e.g. Biome for win32) make the
 //    lockfile omit them, which `npm ci` rejects while `npm install` installs exactly the locked tree.
@@ -51,8 +51,13 @@ if (!existsSync(join(root, "node_modules")) || !upToDate(stamp, lockState())) {
   writeFileSync(stamp, lockState());
 }
 
-// System packages the test suite needs, by the command that proves each is there.
-const TEST_SYSTEM_PACKAGES = { "gnome-keyring-daemon": "gnome-keyring", "dbus-run-session": "dbus" };
+// System packages the test suite needs, by the command that proves each is there: a Secret Service for the vault's
+// keyring tests, bubblewrap for run_command's sandbox.
+const TEST_SYSTEM_PACKAGES = {
+  "gnome-keyring-daemon": "gnome-keyring",
+  "dbus-run-session": "dbus",
+  bwrap: "bubblewrap",
+};
 
 function has(command) {
   return spawnSync("sh", ["-c", `command -v ${command}`], { stdio: "ignore" }).status === 0;
@@ -69,7 +74,7 @@ if (process.argv.includes("--test") && process.platform === "linux") {
       console.error(`bootstrap: the tests need ${missing.join(" and ")}; install them with your package manager.`);
       process.exit(1);
     }
-    console.log(`bootstrap: installing ${missing.join(", ")} for the keyring tests (apt-get) ...`);
+    console.log(`bootstrap: installing ${missing.join(", ")} for the tests (apt-get) ...`);
     const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
     for (const args of [
       ["update", "-qq"],

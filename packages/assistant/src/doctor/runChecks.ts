@@ -5,6 +5,7 @@ import { checkDataDir } from "./checkDataDir.ts";
 import { checkEmbeddedModel, checkEmbeddedRuntime } from "./checkEmbedded.ts";
 import { checkPort } from "./checkPort.ts";
 import { checkDefaultRoute } from "./checkRouter.ts";
+import { checkCommandSandbox } from "./checkSandbox.ts";
 import { checkStore } from "./checkStore.ts";
 import { checkFileModes, checkVaultKey } from "./checkVault.ts";
 import type { CheckContext, CheckResult, DaemonSelf } from "./types.ts";
@@ -36,6 +37,7 @@ export async function runChecks(
   }
   results.push(checkSettings(ctx));
   if (dataDir.status !== "fail") results.push(checkVaultKey(ctx), checkFileModes(ctx), checkStore(ctx));
+  results.push(checkCommandSandbox(ctx));
   const port = await checkPort(ctx);
   if (port) results.push(port);
   results.push(await checkEmbeddedRuntime(), checkEmbeddedModel(ctx));

@@ -3,9 +3,10 @@ import { isAbsolute } from "node:path";
 import { z } from "zod";
 import { fileKind, openApproved, readAt } from "../tools/files.ts";
 import { MAX_WRITE_BYTES, writeApprovedFile } from "../tools/fileWrite.ts";
+import type { DaemonFiles } from "../tools/policy/daemonFiles.ts";
 import { pathWithin, resolvePolicyPath, resolveRequestPath } from "../tools/policy/paths.ts";
 import type { ToolRequest } from "../tools/policy/types.ts";
-import { type ToolContext, ToolDenied, ToolFailure } from "../tools/tool.ts";
+import { secretLinkDenied, type ToolContext, ToolDenied, ToolFailure } from "../tools/tool.ts";
 
 // The file access a plugin gets through its one file host function, `extism:host/user` `fs`: a JSON request in,
 // a JSON result out. A path must lie under the manifest's allowed_paths AND be allowed by tools_policy.yaml
@@ -47,7 +48,7 @@ export interface PluginFileAccess {
   /** Asks the tools policy (ToolContext.permit, its wait for approval off the plugin's clock). */
   permit(request: ToolRequest): Promise<unknown>;
   /** Where the write is journaled, and for which task. */
-  ctx: Pick<ToolContext, "journalPath" | "taskId" | "sessionId">;
+  ctx: Pick<ToolContext, "journalPath" | "taskId" | "sessionId" | "daemonFiles">;
 }
 
 /** Runs one `fs` request; throws ToolDenied when the manifest or the policy refuses the path. */
@@ -76,7 +77,7 @@ export async function pluginFileOp(raw: string, access: PluginFileAccess): Promi
   try {
     switch (request.op) {
       case "read":
-        return readWhole(target);
+        return readWhole(target, access.ctx.daemonFiles);
       case "list":
         return list(target);
       case "write": {
@@ -100,9 +101,10 @@ export async function pluginFileOp(raw: string, access: PluginFileAccess): Promi
 }
 
 /** The whole file: UTF-8 text as is, anything else as base64. */
-function readWhole(target: string): FileResult {
+function readWhole(target: string, daemonFiles: DaemonFiles): FileResult {
   const { fd, stat } = openApproved(target, constants.O_RDONLY);
   try {
+    if (daemonFiles.isSecretInode(stat)) throw secretLinkDenied(target);
     if (!stat.isFile()) return { ok: false, error: `${target} is ${fileKind(stat)}, not a regular file` };
     if (stat.size > MAX_PLUGIN_READ_BYTES) {
       return { ok: false, error: `${target} is ${stat.size} bytes; plugins may read up to ${MAX_PLUGIN_READ_BYTES}` };

@@ -5,6 +5,7 @@ import { readConfigText } from "../config/fileText.ts";
 import { type ToolsPolicy, toolsPolicySchema } from "../config/schemas/toolsPolicy.ts";
 import type { PersistentDecisions } from "./approvals/decisions.ts";
 import type { ApprovalMode } from "./approvals/mode.ts";
+import type { DaemonFiles } from "./policy/daemonFiles.ts";
 import { createPolicyEngine, type PolicyEngine } from "./policy/engine.ts";
 
 // The policy in force for the next tool call: tools_policy.yaml as it is on disk now (reloaded when its size or
@@ -32,6 +33,8 @@ export class PolicySource {
   readonly #cwd: string;
   readonly #decisions: Pick<PersistentDecisions, "all">;
   readonly #mode: Pick<ApprovalMode, "get">;
+  readonly #daemonFiles: DaemonFiles | undefined;
+  readonly #sandboxed: () => boolean;
   #loaded: Loaded | null = null;
 
   constructor(options: {
@@ -39,11 +42,17 @@ export class PolicySource {
     cwd: string;
     decisions: Pick<PersistentDecisions, "all">;
     mode: Pick<ApprovalMode, "get">;
+    /** The daemon's own files (the built-in `protected: daemon data` rule). */
+    daemonFiles?: DaemonFiles;
+    /** Whether commands run in a sandbox that hides them; asked once, when the policy is first loaded. */
+    sandboxed?: () => boolean;
   }) {
     this.#file = options.file;
     this.#cwd = options.cwd;
     this.#decisions = options.decisions;
     this.#mode = options.mode;
+    this.#daemonFiles = options.daemonFiles;
+    this.#sandboxed = options.sandboxed ?? (() => true);
   }
 
   get cwd(): string {
@@ -64,6 +73,8 @@ export class PolicySource {
       policy,
       policyFile: this.#file,
       cwd: this.#cwd,
+      commandSandbox: this.#sandboxed(),
+      ...(this.#daemonFiles ? { daemonFiles: this.#daemonFiles } : {}),
       ...(problem && stamp !== "missing" ? { missingReason: problem } : {}),
     });
     this.#loaded = { stamp, policy, problem, engine };

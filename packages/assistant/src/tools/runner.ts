@@ -4,7 +4,9 @@ import type { Logger } from "../log/logger.ts";
 import { redact } from "../util/redact.ts";
 import type { QueueItem, ReviewQueue } from "./approvals/queue.ts";
 import { summarizeArguments } from "./approvals/queue.ts";
+import type { SandboxStatus } from "./commandSandbox.ts";
 import { markUntrusted, truncateOutput } from "./output.ts";
+import type { DaemonFiles } from "./policy/daemonFiles.ts";
 import type { Decision, ToolRequest } from "./policy/types.ts";
 import type { PolicySource } from "./policySource.ts";
 import type { ToolRegistry } from "./registry.ts";
@@ -53,6 +55,8 @@ export interface ToolRunnerOptions {
   workspace: string;
   journalPath: string;
   secret: (key: string) => string | null;
+  daemonFiles: DaemonFiles;
+  sandbox: () => SandboxStatus;
 }
 
 const PREVIEW_CHARS = 2000;
@@ -151,6 +155,8 @@ export class ToolRunner {
       journalPath: this.#options.journalPath,
       env: this.#options.env,
       policy: snapshot.policy,
+      daemonFiles: this.#options.daemonFiles,
+      sandbox: this.#options.sandbox,
       signal,
       ...(options.taskId ? { taskId: options.taskId } : {}),
       ...(options.sessionId ? { sessionId: options.sessionId } : {}),

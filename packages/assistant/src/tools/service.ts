@@ -1,4 +1,4 @@
-import { isAbsolute, resolve } from "node:path";
+import { isAbsolute, join, resolve } from "node:path";
 import { z } from "zod";
 import type { DataPaths } from "../config/paths.ts";
 import type { EventLog } from "../events/eventLog.ts";
@@ -7,11 +7,22 @@ import type { Vault } from "../vault/vault.ts";
 import type { ApprovalModeValue } from "./approvals/mode.ts";
 import type { ApprovalServices } from "./approvals/services.ts";
 import { BUILTIN_TOOLS } from "./builtin/index.ts";
+import { detectCommandSandbox, type SandboxStatus, UNSANDBOXED_WARNING } from "./commandSandbox.ts";
 import { type EffectiveTool, effectiveTools } from "./effective.ts";
+import { type DaemonFiles, daemonFiles, PROTECTED_DESCRIPTION, PROTECTED_RULE } from "./policy/daemonFiles.ts";
 import { PolicySource } from "./policySource.ts";
 import { ToolRegistry } from "./registry.ts";
 import { ToolRunner } from "./runner.ts";
 import { type Tool, ToolFailure, type ToolResource } from "./tool.ts";
+
+/** What the effective view and doctor say about the command sandbox. */
+export function sandboxView(status: SandboxStatus): EffectiveView["command_sandbox"] {
+  if (status.available) return { available: true, description: status.description };
+  return {
+    available: false,
+    description: `${UNSANDBOXED_WARNING} (${status.reason}); allowed_commands: ['*'] then needs unsandboxed_commands_acknowledged: true`,
+  };
+}
 
 function policyStatus(problem: string | null): EffectiveView["policy_status"] {
   if (problem === null) return "ok";
@@ -38,6 +49,10 @@ export interface EffectiveView {
   problem: string | null;
   mode: ApprovalModeValue;
   default_profile: string | null;
+  /** The built-in rules no policy lifts, e.g. `protected: daemon data`, with what they cover. */
+  builtin_rules: Array<{ rule: string; description: string }>;
+  /** Whether run_command children are sandboxed away from the daemon's files, and how. */
+  command_sandbox: { available: boolean; description: string };
   tools: EffectiveTool[];
 }
 
@@ -46,6 +61,9 @@ export interface ToolServices {
   /** Built-ins plus what skills and plugins add (they register here). */
   registry: ToolRegistry;
   policy: PolicySource;
+  daemonFiles: DaemonFiles;
+  /** The command sandbox, detected on first use. */
+  sandbox(): SandboxStatus;
   /** The registry as the model sees it. */
   list(): ToolInfo[];
   effective(): EffectiveView;
@@ -63,13 +81,32 @@ export function createToolServices(options: {
 }): ToolServices {
   const { paths, env, vault, approvals } = options;
   const cwd = options.cwd ?? process.cwd();
+  const journal = env.ASSISTANT_TOOLS_JOURNAL_PATH?.trim();
+  const journalPath = journal ? (isAbsolute(journal) ? journal : resolve(cwd, journal)) : paths.toolsJournal;
+  // Files the daemon owns outside the data directory: the journal and a router file kept in the project.
+  const ownedOutside = [journalPath, join(cwd, "llm_router.yaml")];
+  const supervisor = Number(env.ASSISTANT_SUPERVISOR_PID);
+  const files = daemonFiles({
+    paths,
+    extraNoWrite: ownedOutside,
+    pids: Number.isInteger(supervisor) && supervisor > 0 ? [process.pid, supervisor] : [process.pid],
+  });
+  let sandboxStatus: SandboxStatus | undefined;
+  const sandbox = () =>
+    (sandboxStatus ??= detectCommandSandbox({
+      dataDir: files.dataDir,
+      workspaceDir: resolve(files.dataDir, "workspace"),
+      readOnly: ownedOutside,
+      setting: env.ASSISTANT_COMMAND_SANDBOX,
+    }));
   const policy = new PolicySource({
     file: paths.toolsPolicy,
     cwd,
     decisions: approvals.decisions,
     mode: approvals.mode,
+    daemonFiles: files,
+    sandboxed: () => sandbox().available,
   });
-  const journal = env.ASSISTANT_TOOLS_JOURNAL_PATH?.trim();
   const registry = new ToolRegistry(BUILTIN_TOOLS);
   const runner = new ToolRunner({
     tools: registry,
@@ -79,7 +116,9 @@ export function createToolServices(options: {
     logger: options.logger,
     env,
     workspace: paths.workspaceDir,
-    journalPath: journal ? (isAbsolute(journal) ? journal : resolve(cwd, journal)) : paths.toolsJournal,
+    journalPath,
+    daemonFiles: files,
+    sandbox,
     secret: (key) => {
       try {
         return vault.has(key) ? vault.get(key) : null;
@@ -107,6 +146,8 @@ export function createToolServices(options: {
     runner,
     registry,
     policy,
+    daemonFiles: files,
+    sandbox,
     list: () => runner.list().map(infoOf),
     effective: () => {
       const snapshot = policy.current();
@@ -116,6 +157,8 @@ export function createToolServices(options: {
         problem: snapshot.problem,
         mode: snapshot.engine.mode,
         default_profile: snapshot.policy?.default_profile ?? null,
+        builtin_rules: [{ rule: PROTECTED_RULE, description: PROTECTED_DESCRIPTION }],
+        command_sandbox: sandboxView(sandbox()),
         tools: effectiveTools(runner.list(), snapshot, approvals.decisions.all()),
       };
     },

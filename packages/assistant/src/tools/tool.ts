@@ -1,5 +1,7 @@
 import type { z } from "zod";
 import type { ToolsPolicy } from "../config/schemas/toolsPolicy.ts";
+import type { SandboxStatus } from "./commandSandbox.ts";
+import { type DaemonFiles, PROTECTED_RULE, SOURCE_PROTECTED } from "./policy/daemonFiles.ts";
 import type { Decision, ToolRequest } from "./policy/types.ts";
 
 // A tool is one file (DESIGN.md section 10): a name, a description written for the model, zod parameters and
@@ -20,6 +22,10 @@ export interface ToolContext {
   readonly env: NodeJS.ProcessEnv;
   /** The parsed tools_policy.yaml, or null when it is missing, empty or invalid (deny everything). */
   readonly policy: ToolsPolicy | null;
+  /** The daemon's own files: a walk skips them, a read refuses a hard link to one of them. */
+  readonly daemonFiles: DaemonFiles;
+  /** The sandbox run_command children run in, or why there is none (asked on first use). */
+  sandbox(): SandboxStatus;
   /** Aborts when the call is cancelled (task cancel, HTTP client gone, daemon stop). */
   readonly signal: AbortSignal;
   readonly taskId?: string;
@@ -63,6 +69,12 @@ export function defineTool<A>(tool: Tool<A>): Tool {
 /** A failure the model can read and act on (bad path, not found, timeout...). */
 export class ToolFailure extends Error {
   override name = "ToolFailure";
+}
+
+/** The built-in `protected: daemon data` refusal of a file opened under another name (a hard link). */
+export function secretLinkDenied(path: string): ToolDenied {
+  const rule = `${PROTECTED_RULE}: ${path} is a hard link to one of the daemon's secrets`;
+  return new ToolDenied(rule, SOURCE_PROTECTED, `Blocked by ${rule} (${SOURCE_PROTECTED}).`);
 }
 
 /** The policy or the operator refused the call. */

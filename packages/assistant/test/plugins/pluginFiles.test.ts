@@ -1,8 +1,10 @@
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
+import { dataPaths } from "../../src/config/paths.ts";
 import { MAX_PLUGIN_READ_BYTES, pluginFileOp } from "../../src/plugins/pluginFiles.ts";
 import { MAX_WRITE_BYTES } from "../../src/tools/fileWrite.ts";
+import { daemonFiles } from "../../src/tools/policy/daemonFiles.ts";
 import { type ToolContext, ToolDenied } from "../../src/tools/tool.ts";
 import { tempDataDir } from "../helpers/daemon.ts";
 
@@ -12,10 +14,12 @@ import { tempDataDir } from "../helpers/daemon.ts";
 const root = tempDataDir("assistant-plugin-files-");
 const allowed = join(root, "allowed");
 mkdirSync(join(allowed, "sub"), { recursive: true });
+const paths = dataPaths(join(root, "data"));
+mkdirSync(paths.dataDir);
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 function access(permit: ToolContext["permit"] = vi.fn(async () => ({ effect: "allow" }) as never)) {
-  const ctx = { journalPath: join(root, "journal.jsonl"), taskId: "t1" };
+  const ctx = { journalPath: join(root, "journal.jsonl"), taskId: "t1", daemonFiles: daemonFiles({ paths }) };
   return { pluginId: "p", manifestFile: "/x/plugin.json", allowedPaths: [allowed], tool: "p__files", permit, ctx };
 }
 const op = (request: unknown, a = access()) => pluginFileOp(JSON.stringify(request), a);
@@ -83,5 +87,15 @@ describe("plugin fs requests", () => {
     }
     expect(await op({ op: "read", path: "a.txt" })).toMatchObject({ error: "path must be absolute: a.txt" });
     expect(await op({ op: "read", path: `${allowed}/\0x` })).toMatchObject({ ok: false });
+  });
+
+  it("refuses to read a hard link to one of the daemon's secrets, whatever the policy allowed", async () => {
+    writeFileSync(paths.authToken, "secret-token-value");
+    const link = join(allowed, "innocent.txt");
+    linkSync(paths.authToken, link);
+    const error = await op({ op: "read", path: link }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ToolDenied);
+    expect((error as ToolDenied).rule).toMatch(/^protected: daemon data: .*hard link/);
+    expect(JSON.stringify(error)).not.toContain("secret-token-value");
   });
 });

@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ToolsPolicyInput } from "../../src/config/schemas/toolsPolicy.ts";
@@ -35,18 +35,37 @@ function alive(pid: number): boolean {
   }
 }
 
-async function gone(pid: number, ms = 2000): Promise<boolean> {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    if (!alive(pid)) return true;
-    await new Promise((r) => setTimeout(r, 25));
+/**
+ * Host pids of live processes with `marker` as an argument. Commands run in the sandbox's own PID namespace, so a
+ * pid they print means nothing out here; a unique `sleep` duration finds them from the outside.
+ */
+function withArgument(marker: string): number[] {
+  const pids: number[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      if (readFileSync(`/proc/${name}/cmdline`, "utf8").split("\0").includes(marker) && alive(Number(name)))
+        pids.push(Number(name));
+    } catch {
+      // gone meanwhile
+    }
   }
-  return !alive(pid);
+  return pids;
 }
 
-const strays: number[] = [];
+async function gone(marker: string, ms = 2000): Promise<boolean> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    if (withArgument(marker).length === 0) return true;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  return withArgument(marker).length === 0;
+}
+
+/** Markers of background processes a test started: killed after it, should the product have failed to. */
+const strays: string[] = [];
 afterEach(() => {
-  for (const pid of strays.splice(0)) {
+  for (const pid of strays.splice(0).flatMap(withArgument)) {
     try {
       process.kill(pid, "SIGKILL");
     } catch {
@@ -55,12 +74,16 @@ afterEach(() => {
   }
 });
 
-function pidFrom(output: string): number {
-  const match = /PID=(\d+)/.exec(output);
-  expect(match, output).not.toBeNull();
-  const pid = Number(match![1]);
-  strays.push(pid);
-  return pid;
+/** A `sleep` duration no other process uses, cleaned up after the test. */
+function uniqueSleep(): string {
+  const marker = `29.${String(Math.floor(Math.random() * 1e6)).padStart(6, "0")}`;
+  strays.push(marker);
+  return marker;
+}
+
+/** The program printed the pid of the background child it started. */
+function expectPid(output: string): void {
+  expect(/PID=\d+/.test(output), output).toBe(true);
 }
 
 describe.runIf(posix)("run_command", () => {
@@ -142,14 +165,16 @@ describe.runIf(posix)("run_command", () => {
   it("kills the whole process tree on timeout, the policy timeout being the ceiling", async () => {
     const h = toolHarness({ policy: policy(["sh"], { command_timeout_secs: 1 }) });
     const started = Date.now();
+    const marker = uniqueSleep();
     const result = await h.invoke("run_command", {
-      command: `sh -c 'sleep 30 & echo PID=$!; sleep 30'`,
+      command: `sh -c 'sleep ${marker} & echo PID=$!; sleep ${marker}'`,
       timeout_secs: 3600,
     });
     expect(Date.now() - started).toBeLessThan(4000);
     expect(result.status).toBe("ok");
     expect(result.output).toContain("killed: timeout after 1 s");
-    expect(await gone(pidFrom(result.output))).toBe(true);
+    expectPid(result.output);
+    expect(await gone(marker)).toBe(true);
   });
 
   it("lets timeout_secs lower the default timeout", async () => {
@@ -163,10 +188,12 @@ describe.runIf(posix)("run_command", () => {
   it("kills background children left behind when the program exits", async () => {
     const h = toolHarness({ policy: policy(["sh"]) });
     const started = Date.now();
-    const result = await h.invoke("run_command", { command: `sh -c 'sleep 30 & echo PID=$!'` });
+    const marker = uniqueSleep();
+    const result = await h.invoke("run_command", { command: `sh -c 'sleep ${marker} & echo PID=$!'` });
     expect(Date.now() - started).toBeLessThan(3000);
     expect(result.output).toContain("exit code 0");
-    expect(await gone(pidFrom(result.output))).toBe(true);
+    expectPid(result.output);
+    expect(await gone(marker)).toBe(true);
   });
 
   it("caps endless output and kills the program", async () => {
@@ -321,6 +348,7 @@ describe.runIf(posix)("run_command", () => {
         .split("\n")
         .filter((l) => /^[A-Z_][A-Z0-9_]*=/.test(l))
         .map((l) => l.slice(0, l.indexOf("=")))
+        .filter((name) => name !== "PWD") // bubblewrap sets it to the working directory, nothing secret
         .sort();
       expect(names).toEqual(["HOME", "LANG", "PATH", "TERM"]);
     } finally {

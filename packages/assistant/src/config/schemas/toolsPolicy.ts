@@ -30,6 +30,8 @@ export const toolsPolicySchema = z
     blocked_commands: list,
     command_timeout_secs: positiveInt.optional(), // unset: the tool's own default applies
     run_command_default_cwd_workspace: z.boolean().default(false),
+    // Where no sandbox hides the daemon's files from commands, `allowed_commands: ['*']` needs this consent.
+    unsandboxed_commands_acknowledged: z.boolean().default(false),
     allowed_web_domains: list,
     blocked_web_domains: list,
     web_search_enabled: z.boolean().default(false),

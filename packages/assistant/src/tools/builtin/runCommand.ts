@@ -3,6 +3,7 @@ import { homedir } from "node:os";
 import { StringDecoder } from "node:string_decoder";
 import { z } from "zod";
 import { type ProcessTreeResult, runProcessTree } from "../childProcess.ts";
+import { UNSANDBOXED_WARNING } from "../commandSandbox.ts";
 import {
   CommandParseError,
   parseVaultInjection,
@@ -112,10 +113,17 @@ export const runCommandTool = defineTool({
     const timeoutSecs = Math.min(args.timeout_secs ?? ceiling, ceiling);
     if (ctx.signal.aborted) throw new ToolFailure("cancelled");
 
+    const sandbox = ctx.sandbox();
+    let program = { file: executable.path, args: argv.slice(1) };
+    if (sandbox.available) {
+      const wrapped = sandbox.sandbox.wrap(program.file, program.args, cwd);
+      if ("error" in wrapped) throw new ToolFailure(wrapped.error);
+      program = wrapped;
+    }
     const progress = progressStream(ctx, secrets);
     let result: ProcessTreeResult;
     try {
-      result = await runProcessTree(executable.path, argv.slice(1), {
+      result = await runProcessTree(program.file, program.args, {
         cwd,
         env,
         timeoutMs: timeoutSecs * 1000,
@@ -133,11 +141,24 @@ export const runCommandTool = defineTool({
     const stdout = redactSecrets(result.stdout.toString("utf8"), secrets);
     const stderr = redactSecrets(result.stderr.toString("utf8"), secrets);
     const lines = [`$ ${vault.command}`, statusLine(result, timeoutSecs)];
+    if (!sandbox.available && firstUnsandboxed(ctx)) lines.push(`note: ${UNSANDBOXED_WARNING} (${sandbox.reason})`);
     lines.push(section("stdout", stdout, result.overflow === "stdout"));
     lines.push(section("stderr", stderr, result.overflow === "stderr"));
     return { text: lines.join("\n"), untrusted: `output of ${executable.name}` };
   },
 });
+
+/** Sessions (or tasks) already told that commands are not sandboxed; bounded, oldest forgotten first. */
+const warned = new Set<string>();
+const MAX_WARNED = 1000;
+
+function firstUnsandboxed(ctx: ToolContext): boolean {
+  const key = ctx.sessionId ?? ctx.taskId ?? "";
+  if (warned.has(key)) return false;
+  warned.add(key);
+  if (warned.size > MAX_WARNED) warned.delete(warned.values().next().value as string);
+  return true;
+}
 
 /** PATH, HOME, the locale and TERM: never the daemon's own environment, which holds keys. */
 function minimalEnv(daemonEnv: NodeJS.ProcessEnv): NodeJS.ProcessEnv {

@@ -2,12 +2,15 @@ import { closeSync, constants, type Dirent, lstatSync, readdirSync, readSync } f
 import { join, relative } from "node:path";
 import { z } from "zod";
 import { openApproved } from "../files.ts";
+import type { DaemonFiles } from "../policy/daemonFiles.ts";
 import { resolveRequestPath } from "../policy/paths.ts";
 import { defineTool, ToolFailure } from "../tool.ts";
 
 // Text search under one allowed directory: a literal, case-insensitive match (never a regular expression, so a
 // hostile pattern cannot stall the daemon), bounded in files, bytes, matches, depth and time. Symbolic links are
-// not followed, so the walk never leaves the directory the policy approved. Matches stream as progress.
+// not followed, so the walk never leaves the directory the policy approved. The daemon's own secrets are skipped
+// silently, whatever their name (hard links included), so no query can match inside them. Matches stream as
+// progress.
 
 export const SEARCH_LIMITS = {
   maxFiles: 20_000,
@@ -48,8 +51,10 @@ export const searchTool = defineTool({
     let stop: string | null = null;
 
     const scanFile = (file: string) => {
+      if (ctx.daemonFiles.refusal("read", file) !== null) return;
+      const text = readSmallText(file, ctx.daemonFiles);
+      if (text === SECRET) return;
       stats.files++;
-      const text = readSmallText(file);
       if (text === null) {
         stats.skipped++;
         return;
@@ -115,8 +120,11 @@ export const searchTool = defineTool({
   },
 });
 
+/** A hard link to one of the daemon's secrets: skipped without a trace. */
+const SECRET = Symbol("secret");
+
 /** The file's text, or null when it is binary, too large or unreadable. */
-function readSmallText(file: string): string | null {
+function readSmallText(file: string, daemonFiles: DaemonFiles): string | null | typeof SECRET {
   let opened: ReturnType<typeof openApproved>;
   try {
     opened = openApproved(file, constants.O_RDONLY);
@@ -125,6 +133,7 @@ function readSmallText(file: string): string | null {
   }
   try {
     const { fd, stat } = opened;
+    if (daemonFiles.isSecretInode(stat)) return SECRET;
     if (!stat.isFile() || stat.size > SEARCH_LIMITS.maxFileBytes) return null;
     const buffer = Buffer.alloc(stat.size);
     let done = 0;

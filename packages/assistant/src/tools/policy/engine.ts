@@ -1,5 +1,6 @@
 import { isAbsolute } from "node:path";
 import { DEVICE_INTERFACES, type ToolsPolicy } from "../../config/schemas/toolsPolicy.ts";
+import { type DaemonFiles, PROTECTED_RULE, SOURCE_PROTECTED } from "./daemonFiles.ts";
 import { CASE_INSENSITIVE_PLATFORM, resolvePolicyPath, withinPrepared } from "./paths.ts";
 import {
   type ApprovalMode,
@@ -14,6 +15,7 @@ import {
 import { allowedRule, blockedRule, compileHostList, type HostList, isIpHost, normaliseHost, urlHost } from "./web.ts";
 
 // The permission chain (DESIGN.md section 10). Ordered checks, the first deny wins, nothing unmatched allows:
+//   0. the built-in `protected: daemon data` rule   -> deny (daemonFiles.ts; nothing lifts it)
 //   1. no policy file (missing or empty)            -> deny
 //   2. default_profile set and the tool not in it    -> deny
 //   3. deny lists (commands, web, devices, browser)  -> deny
@@ -39,6 +41,13 @@ export interface PolicyEngineOptions {
   caseInsensitive?: boolean;
   /** Why there is no policy, when `policy` is null for another reason than a missing file (an invalid one). */
   missingReason?: string;
+  /** The daemon's own files, refused to every read and write whatever the rest says. */
+  daemonFiles?: DaemonFiles;
+  /**
+   * Whether run_command children run in a sandbox that hides the daemon's files. Without one, a command allowed
+   * only by `allowed_commands: ['*']` needs `unsandboxed_commands_acknowledged: true`. Default true.
+   */
+  commandSandbox?: boolean;
 }
 
 export interface PolicyEngine {
@@ -62,6 +71,8 @@ interface CompiledPolicy {
   readPaths: PathRule[];
   writePaths: PathRule[];
   allowAllCommands: boolean;
+  /** Why `allowed_commands: ['*']` allows nothing: no command sandbox and no acknowledgement. */
+  wildcardRefusal: string | null;
   allowedCommands: ReadonlySet<string>;
   blockedCommands: ReadonlySet<string>;
   webAllowed: HostList;
@@ -141,7 +152,9 @@ const MISSING: Decision = {
 
 export function createPolicyEngine(options: PolicyEngineOptions): PolicyEngine {
   const fold = options.caseInsensitive ?? CASE_INSENSITIVE_PLATFORM;
-  const compiled = options.policy ? compilePolicy(options.policy, options.policyFile, options.cwd, fold) : null;
+  const compiled = options.policy
+    ? compilePolicy(options.policy, options.policyFile, options.cwd, fold, options.commandSandbox ?? true)
+    : null;
   return build(compiled, compileDecisions(options.decisions ?? [], options.cwd, fold), options, fold);
 }
 
@@ -152,12 +165,18 @@ function build(
   fold: boolean,
 ): PolicyEngine {
   const mode = options.mode ?? "ask_me";
+  const files = options.daemonFiles;
   return {
     mode,
-    decide: (request) =>
-      policy === null && options.missingReason
+    decide: (request) => {
+      if (files && (request.kind === "read" || request.kind === "write")) {
+        const refused = files.refusal(request.kind, request.path);
+        if (refused !== null) return deny(`${PROTECTED_RULE}: ${refused}`, SOURCE_PROTECTED);
+      }
+      return policy === null && options.missingReason
         ? { effect: "deny", rule: `default: ${options.missingReason} (deny by default)`, source: SOURCE_DEFAULT }
-        : decide(policy, decisions, mode, request),
+        : decide(policy, decisions, mode, request);
+    },
     withDecisions: (list) => build(policy, compileDecisions(list, options.cwd, fold), options, fold),
     withMode: (next) => build(policy, decisions, { ...options, mode: next }, fold),
   };
@@ -172,7 +191,13 @@ function compilePaths(entries: readonly string[], cwd: string, fold: boolean): P
     .sort((a, b) => b.prefix.length - a.prefix.length); // the most specific entry names the rule
 }
 
-function compilePolicy(policy: ToolsPolicy, file: string, cwd: string, fold: boolean): CompiledPolicy {
+function compilePolicy(
+  policy: ToolsPolicy,
+  file: string,
+  cwd: string,
+  fold: boolean,
+  sandboxed: boolean,
+): CompiledPolicy {
   const profileName = policy.default_profile ?? null;
   return {
     file,
@@ -182,6 +207,10 @@ function compilePolicy(policy: ToolsPolicy, file: string, cwd: string, fold: boo
     readPaths: compilePaths(policy.allowed_read_paths, cwd, fold),
     writePaths: compilePaths(policy.allowed_write_paths, cwd, fold),
     allowAllCommands: policy.allowed_commands.includes("*"),
+    wildcardRefusal:
+      sandboxed || policy.unsandboxed_commands_acknowledged
+        ? null
+        : `${PROTECTED_RULE}: no command sandbox here, so commands can read the daemon's files; name the commands in allowed_commands, or set unsandboxed_commands_acknowledged: true to allow * anyway`,
     allowedCommands: new Set(policy.allowed_commands),
     blockedCommands: new Set(policy.blocked_commands),
     webAllowed: compileHostList("allowed_web_domains", policy.allowed_web_domains),
@@ -312,8 +341,10 @@ function decide(
       const denied = persistentDeny(decisions, tool, "command", subject);
       if (denied) return denied;
       if (c.allowedCommands.has(name)) allowRule = `allowed_commands: ${name}`;
-      else if (c.allowAllCommands) allowRule = "allowed_commands: *";
-      else return deny(`allowed_commands does not list ${name}`, c.file);
+      else if (c.allowAllCommands) {
+        if (c.wildcardRefusal !== null) return deny(c.wildcardRefusal, c.file);
+        allowRule = "allowed_commands: *";
+      } else return deny(`allowed_commands does not list ${name}`, c.file);
       break;
     }
     case "web": {
