@@ -1,12 +1,14 @@
 // bench/policy: cost of one permission decision (tools/policy/engine.ts). Builds a 200-rule policy (paths,
-// commands, domains, devices, persistent decisions), warms up, then times 100k mixed decisions. Target: p99 below
+// commands, domains, devices, persistent decisions) with the built-in `protected: daemon data` rule, warms up, then times 100k mixed decisions. Target: p99 below
 // 50 µs per decision.
 // Timing: one decision takes well under a microsecond, below what a per-call timer resolves reliably, so calls are
 // timed in batches of 100 with process.hrtime.bigint(); p50/p99 are over the per-decision average of each batch.
 // A second pass times single calls too (coarse, includes timer overhead) to show the tail.
 // Run: npm run bench:policy [-- --decisions 100000]
 import { parseArgs } from "node:util";
+import { dataPaths } from "../../packages/assistant/src/config/paths.ts";
 import { toolsPolicySchema } from "../../packages/assistant/src/config/schemas/toolsPolicy.ts";
+import { daemonFiles } from "../../packages/assistant/src/tools/policy/daemonFiles.ts";
 import { createPolicyEngine } from "../../packages/assistant/src/tools/policy/engine.ts";
 import type { PersistentDecision, ToolRequest } from "../../packages/assistant/src/tools/policy/types.ts";
 
@@ -49,7 +51,13 @@ const decisions: PersistentDecision[] = [
     effect: "deny" as const,
   })),
 ];
-const engine = createPolicyEngine({ policy, policyFile: "/bench/tools_policy.yaml", cwd: "/srv", decisions });
+const engine = createPolicyEngine({
+  policy,
+  policyFile: "/bench/tools_policy.yaml",
+  cwd: "/srv",
+  decisions,
+  daemonFiles: daemonFiles({ paths: dataPaths("/srv/data/assistant"), extraNoWrite: ["/srv/journal.jsonl"] }),
+});
 
 const url = (s: string) => new URL(s);
 const requests: ToolRequest[] = [
@@ -57,6 +65,9 @@ const requests: ToolRequest[] = [
   { kind: "read", tool: "read_file", path: "/srv/data/project-3/private/key" },
   { kind: "read", tool: "read_file", path: "/etc/passwd" },
   { kind: "read", tool: "read_file", path: "/srv/data/project-1-evil/x" },
+  { kind: "read", tool: "read_file", path: "/srv/data/assistant/auth_token" },
+  { kind: "read", tool: "read_file", path: "/proc/self/environ" },
+  { kind: "write", tool: "write_file", path: "/srv/data/assistant/tools_policy.yaml" },
   { kind: "write", tool: "write_file", path: "/srv/data/project-2/out/report.md" },
   { kind: "command", tool: "run_command", executable: "tool7", argv: ["tool7", "--flag", "x"] },
   { kind: "command", tool: "run_command", executable: "tool25", argv: ["tool25"] },

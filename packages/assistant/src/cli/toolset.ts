@@ -58,5 +58,9 @@ function formatEffective(view: EffectiveView, table: (rows: string[][]) => strin
       : `${view.problem}: every tool is denied (assistant doctor --fix writes a starter file)`;
   const rows = [["TOOL", "STATUS", "RULE", "SOURCE"]];
   for (const t of view.tools) rows.push([t.name, STATUS_LABEL[t.status], t.rule, t.source]);
-  return `${head}\n${table(rows)}`;
+  const builtin = view.builtin_rules.map((r) => `Built-in, always: ${r.rule}. ${r.description}`);
+  const sandbox = view.command_sandbox.available
+    ? `Command sandbox: ${view.command_sandbox.description}`
+    : `Warning: ${view.command_sandbox.description}`;
+  return [head, table(rows), ...builtin, sandbox].join("\n");
 }

@@ -20,6 +20,26 @@ async function doctor(box: Sandbox, args: string[] = [], env: NodeJS.ProcessEnv 
   return { res, report, check: (id: string) => checkById(report.checks, id) };
 }
 
+describe("assistant doctor: the command sandbox", () => {
+  it.runIf(process.platform === "linux")("is ok where bubblewrap works, and creates nothing to find out", async () => {
+    const box = sandbox();
+    const { check } = await doctor(box);
+    expect(check("command_sandbox")).toMatchObject({ status: "ok", detail: expect.stringContaining("bubblewrap") });
+    expect(existsSync(box.dataDir)).toBe(false);
+  });
+
+  it("warns that commands can read the assistant's own files when there is none, with what to do", async () => {
+    const box = sandbox();
+    const { res, check } = await doctor(box, [], { ASSISTANT_COMMAND_SANDBOX: "off" });
+    expect(res.code).toBe(0);
+    expect(check("command_sandbox")).toMatchObject({
+      status: "warn",
+      detail: expect.stringMatching(/can read the assistant's own files.*ASSISTANT_COMMAND_SANDBOX=off/),
+      fix: expect.stringMatching(/instead of '\*'/),
+    });
+  });
+});
+
 describe("assistant doctor on an empty data directory", () => {
   it("warns about what is missing and names the fix, without changing anything", async () => {
     const box = sandbox();

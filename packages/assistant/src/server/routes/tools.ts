@@ -30,6 +30,8 @@ const effectiveSchema = z.object({
   problem: z.string().nullable(),
   mode: z.enum(APPROVAL_MODES),
   default_profile: z.string().nullable(),
+  builtin_rules: z.array(z.object({ rule: z.string(), description: z.string() })),
+  command_sandbox: z.object({ available: z.boolean(), description: z.string() }),
   tools: z.array(
     z.object({
       name: z.string(),
