@@ -6,7 +6,7 @@ import { MAX_WRITE_BYTES, writeApprovedFile } from "../tools/fileWrite.ts";
 import type { DaemonFiles } from "../tools/policy/daemonFiles.ts";
 import { pathWithin, resolvePolicyPath, resolveRequestPath } from "../tools/policy/paths.ts";
 import type { ToolRequest } from "../tools/policy/types.ts";
-import { secretLinkDenied, type ToolContext, ToolDenied, ToolFailure } from "../tools/tool.ts";
+import { protectedDenied, type ToolContext, ToolDenied, ToolFailure } from "../tools/tool.ts";
 
 // The file access a plugin gets through its one file host function, `extism:host/user` `fs`: a JSON request in,
 // a JSON result out. A path must lie under the manifest's allowed_paths AND be allowed by tools_policy.yaml
@@ -104,7 +104,8 @@ export async function pluginFileOp(raw: string, access: PluginFileAccess): Promi
 function readWhole(target: string, daemonFiles: DaemonFiles): FileResult {
   const { fd, stat } = openApproved(target, constants.O_RDONLY);
   try {
-    if (daemonFiles.isSecretInode(stat)) throw secretLinkDenied(target);
+    const refused = daemonFiles.openedRefusal(stat);
+    if (refused !== null) throw protectedDenied(`${target}: ${refused}`);
     if (!stat.isFile()) return { ok: false, error: `${target} is ${fileKind(stat)}, not a regular file` };
     if (stat.size > MAX_PLUGIN_READ_BYTES) {
       return { ok: false, error: `${target} is ${stat.size} bytes; plugins may read up to ${MAX_PLUGIN_READ_BYTES}` };

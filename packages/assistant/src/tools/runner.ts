@@ -6,11 +6,11 @@ import type { QueueItem, ReviewQueue } from "./approvals/queue.ts";
 import { summarizeArguments } from "./approvals/queue.ts";
 import type { SandboxStatus } from "./commandSandbox.ts";
 import { markUntrusted, truncateOutput } from "./output.ts";
-import type { DaemonFiles } from "./policy/daemonFiles.ts";
+import { type DaemonFiles, MOVED } from "./policy/daemonFiles.ts";
 import type { Decision, ToolRequest } from "./policy/types.ts";
 import type { PolicySource } from "./policySource.ts";
 import type { ToolRegistry } from "./registry.ts";
-import { type Tool, type ToolContext, ToolDenied, ToolFailure } from "./tool.ts";
+import { protectedDenied, type Tool, type ToolContext, ToolDenied, ToolFailure } from "./tool.ts";
 
 // Runs one tool call the same way for every caller (agent loop, POST /api/tools/:name/invoke): arguments
 // validated by the tool's zod schema, every resource asked of the policy, `ask` answered through the review
@@ -163,6 +163,9 @@ export class ToolRunner {
       secret: this.#options.secret,
       progress: (text) => options.onProgress?.(text),
       permit: async (request: ToolRequest): Promise<Decision> => {
+        // The engine decides on paths without I/O; whether those paths still mean the daemon's folder is one stat.
+        const fileRequest = request.kind === "read" || request.kind === "write" || request.kind === "command";
+        if (fileRequest && this.#options.daemonFiles.moved()) throw protectedDenied(MOVED);
         const decision = policy.current().engine.decide(request);
         if (decision.effect === "allow") return decision;
         if (decision.effect === "deny") {

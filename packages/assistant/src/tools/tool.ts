@@ -71,9 +71,9 @@ export class ToolFailure extends Error {
   override name = "ToolFailure";
 }
 
-/** The built-in `protected: daemon data` refusal of a file opened under another name (a hard link). */
-export function secretLinkDenied(path: string): ToolDenied {
-  const rule = `${PROTECTED_RULE}: ${path} is a hard link to one of the daemon's secrets`;
+/** A refusal by the built-in `protected: daemon data` rule made outside the engine (after a file was opened). */
+export function protectedDenied(reason: string): ToolDenied {
+  const rule = `${PROTECTED_RULE}: ${reason}`;
   return new ToolDenied(rule, SOURCE_PROTECTED, `Blocked by ${rule} (${SOURCE_PROTECTED}).`);
 }
 

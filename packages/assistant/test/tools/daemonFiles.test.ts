@@ -1,4 +1,4 @@
-import { existsSync, linkSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, linkSync, mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { ToolsPolicyInput } from "../../src/config/schemas/toolsPolicy.ts";
@@ -160,6 +160,25 @@ describe.runIf(linux)("run_command in the bubblewrap sandbox", () => {
     });
     expect(shared.output).toContain("exit code 0");
     expect(readFileSync(join(h.paths.workspaceDir, "out.txt"), "utf8")).toBe("made-inside\n");
+  });
+
+  it("refuses file tools and commands once the data directory was moved and something else put at its path", async () => {
+    const h = armed();
+    expect((await h.invoke("run_command", { command: "true" })).status).toBe("ok");
+    // What `mv <parent> <elsewhere>` by an earlier command would do, then a new folder where the data dir was.
+    renameSync(h.paths.dataDir, `${h.paths.dataDir}-moved`);
+    mkdirSync(h.paths.dataDir);
+    wide(h);
+    const moved = join(`${h.paths.dataDir}-moved`, "auth_token");
+    for (const [tool, args] of [
+      ["run_command", { command: `cat ${moved}` }],
+      ["read_file", { path: moved }],
+      ["search", { query: "tok", path: `${h.paths.dataDir}-moved` }],
+    ] as const) {
+      const result = await h.invoke(tool, args);
+      expect(result, tool).toMatchObject({ status: "denied", rule: expect.stringMatching(/^protected: .*was moved/) });
+      expect(result.output).not.toContain(TOKEN);
+    }
   });
 
   it("a working directory inside the data directory but outside workspace/ is refused with the reason", async () => {

@@ -2,7 +2,7 @@ import { closeSync, constants } from "node:fs";
 import { z } from "zod";
 import { fileKind, openApproved, readAt } from "../files.ts";
 import { resolveRequestPath } from "../policy/paths.ts";
-import { defineTool, secretLinkDenied, ToolFailure } from "../tool.ts";
+import { defineTool, protectedDenied, ToolFailure } from "../tool.ts";
 
 /** Files up to this size are read whole; larger ones show their start and end. */
 const WHOLE_FILE_BYTES = 2 * 1024 * 1024;
@@ -25,7 +25,8 @@ export const readFileTool = defineTool({
     await ctx.permit({ kind: "read", tool: "read_file", path });
     const { fd, stat } = openApproved(path, constants.O_RDONLY);
     try {
-      if (ctx.daemonFiles.isSecretInode(stat)) throw secretLinkDenied(path);
+      const refused = ctx.daemonFiles.openedRefusal(stat);
+      if (refused !== null) throw protectedDenied(`${path}: ${refused}`);
       if (stat.isDirectory()) throw new ToolFailure(`${path} is a directory; use list_dir to see what it holds`);
       if (!stat.isFile()) throw new ToolFailure(`${path} is ${fileKind(stat)}, not a regular file`);
       const probe = readAt(fd, 0, Math.min(stat.size, BINARY_PROBE_BYTES));

@@ -120,7 +120,7 @@ export const searchTool = defineTool({
   },
 });
 
-/** A hard link to one of the daemon's secrets: skipped without a trace. */
+/** A hard link to one of the daemon's secrets (or any file once the data dir moved): skipped without a trace. */
 const SECRET = Symbol("secret");
 
 /** The file's text, or null when it is binary, too large or unreadable. */
@@ -133,7 +133,7 @@ function readSmallText(file: string, daemonFiles: DaemonFiles): string | null | 
   }
   try {
     const { fd, stat } = opened;
-    if (daemonFiles.isSecretInode(stat)) return SECRET;
+    if (daemonFiles.openedRefusal(stat) !== null) return SECRET;
     if (!stat.isFile() || stat.size > SEARCH_LIMITS.maxFileBytes) return null;
     const buffer = Buffer.alloc(stat.size);
     let done = 0;

@@ -1,4 +1,4 @@
-import { lstatSync, readdirSync, type Stats } from "node:fs";
+import { lstatSync, readdirSync, type Stats, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import type { DataPaths } from "../../config/paths.ts";
 import { CASE_INSENSITIVE_PLATFORM, resolvePolicyPath, withinPrepared } from "./paths.ts";
@@ -30,10 +30,16 @@ export interface DaemonFiles {
   /** Why the built-in rule refuses this resolved absolute path, or null. */
   refusal(access: "read" | "write", path: string): string | null;
   /**
-   * Whether an opened file is one of the secrets under another name (a hard link): checked by device and inode
-   * only when the file has more than one link, so an ordinary read costs nothing extra.
+   * Why a file opened after the path check must not be read, or null: it is one of the secrets under another name
+   * (a hard link; checked by device and inode only when it has more than one link), or the data directory moved
+   * meanwhile (see `moved`).
    */
-  isSecretInode(stat: Pick<Stats, "dev" | "ino" | "nlink">): boolean;
+  openedRefusal(stat: Pick<Stats, "dev" | "ino" | "nlink">): string | null;
+  /**
+   * Whether the data directory is no longer the folder it was at the first check: a command that renamed a folder
+   * above it would put the secrets at a path no rule names. Then every file request is refused (one stat).
+   */
+  moved(): boolean;
 }
 
 export interface DaemonFilesOptions {
@@ -64,6 +70,13 @@ export function daemonFiles(options: DaemonFilesOptions): DaemonFiles {
   const procDirs = [...new Set(options.pids ?? [process.pid])].map((pid) => `/proc/${pid}`);
   procDirs.push("/proc/self", "/proc/thread-self");
 
+  let identity: string | null = null;
+  const moved = (): boolean => {
+    const now = identityOf(dataDir);
+    identity ??= now; // the first check, at the first tool call, records the folder the daemon works in
+    return now === null || now !== identity;
+  };
+
   const secretRefusal = (path: string): string | null => {
     if (withinPrepared(path, dataDirF) && path !== dataDirF) {
       const name = basename(path);
@@ -78,6 +91,7 @@ export function daemonFiles(options: DaemonFilesOptions): DaemonFiles {
 
   return {
     dataDir,
+    moved,
     refusal(access, given) {
       const path = fold ? given.toLowerCase() : given;
       const secret = secretRefusal(path);
@@ -89,24 +103,37 @@ export function daemonFiles(options: DaemonFilesOptions): DaemonFiles {
       if (noWrite.has(path)) return `${path} is the daemon's own file`;
       return null;
     },
-    isSecretInode(stat) {
-      if (stat.nlink <= 1) return false;
+    openedRefusal(stat) {
+      if (moved()) return MOVED;
+      if (stat.nlink <= 1) return null;
       let names: string[];
       try {
         names = readdirSync(dataDir);
       } catch {
-        return false;
+        return null;
       }
       for (const name of names) {
         if (!isSecretName(name)) continue;
         try {
           const secret = lstatSync(join(dataDir, name));
-          if (secret.dev === stat.dev && secret.ino === stat.ino) return true;
+          if (secret.dev === stat.dev && secret.ino === stat.ino) return `the file is a hard link to ${name}`;
         } catch {
           // removed meanwhile
         }
       }
-      return false;
+      return null;
     },
   };
+}
+
+export const MOVED =
+  "the data directory was moved or replaced while the daemon runs; file and command tools are refused until the daemon is restarted";
+
+function identityOf(path: string): string | null {
+  try {
+    const stat = statSync(path);
+    return stat.isDirectory() ? `${stat.dev}:${stat.ino}` : null;
+  } catch {
+    return null;
+  }
 }
