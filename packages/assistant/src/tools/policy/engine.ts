@@ -1,6 +1,7 @@
 import { isAbsolute } from "node:path";
 import { DEVICE_INTERFACES, type ToolsPolicy } from "../../config/schemas/toolsPolicy.ts";
 import { type DaemonFiles, PROTECTED_RULE, SOURCE_PROTECTED } from "./daemonFiles.ts";
+import { type LauncherPolicy, launcherPolicy, launchRefusal } from "./launchers.ts";
 import { CASE_INSENSITIVE_PLATFORM, resolvePolicyPath, withinPrepared } from "./paths.ts";
 import {
   type ApprovalMode,
@@ -75,6 +76,8 @@ interface CompiledPolicy {
   wildcardRefusal: string | null;
   allowedCommands: ReadonlySet<string>;
   blockedCommands: ReadonlySet<string>;
+  /** Runners, shells and interpreters that could run a blocked command (launchers.ts); null: nothing blocked. */
+  launchers: LauncherPolicy | null;
   webAllowed: HostList;
   webBlocked: HostList;
   webSearchEnabled: boolean;
@@ -109,38 +112,6 @@ const RESOURCE_TOOLS = new Set([
   "web_fetch",
   "install_skill",
   "device_invoke",
-]);
-
-/**
- * Commands that run another command given in their arguments. For these every argument is also checked against
- * blocked_commands, so `env rm -rf /` or `sudo rm` is refused where `rm` is blocked.
- */
-const COMMAND_RUNNERS = new Set([
-  "env",
-  "sudo",
-  "doas",
-  "su",
-  "runuser",
-  "xargs",
-  "nice",
-  "ionice",
-  "nohup",
-  "timeout",
-  "stdbuf",
-  "setsid",
-  "chroot",
-  "busybox",
-  "command",
-  "exec",
-  "time",
-  "taskset",
-  "chrt",
-  "unbuffer",
-  "watch",
-  "strace",
-  "ltrace",
-  "flock",
-  "find",
 ]);
 
 const DEVICE_NAMES: ReadonlySet<string> = new Set(DEVICE_INTERFACES);
@@ -213,6 +184,7 @@ function compilePolicy(
         : `${PROTECTED_RULE}: no command sandbox here, so commands can read the daemon's files; name the commands in allowed_commands, or set unsandboxed_commands_acknowledged: true to allow * anyway`,
     allowedCommands: new Set(policy.allowed_commands),
     blockedCommands: new Set(policy.blocked_commands),
+    launchers: launcherPolicy(policy.allowed_commands, policy.blocked_commands),
     webAllowed: compileHostList("allowed_web_domains", policy.allowed_web_domains),
     webBlocked: compileHostList("blocked_web_domains", policy.blocked_web_domains),
     webSearchEnabled: policy.web_search_enabled,
@@ -330,12 +302,9 @@ function decide(
         return deny(`default: executable ${name} is not resolved to a name`, SOURCE_DEFAULT);
       }
       if (c.blockedCommands.has(name)) return deny(`blocked_commands: ${name}`, c.file);
-      if (COMMAND_RUNNERS.has(name)) {
-        for (let i = 1; i < request.argv.length; i++) {
-          const arg = request.argv[i]!;
-          const base = arg.slice(arg.lastIndexOf("/") + 1);
-          if (c.blockedCommands.has(base)) return deny(`blocked_commands: ${base} (run through ${name})`, c.file);
-        }
+      if (c.launchers !== null) {
+        const launched = launchRefusal(name, request.argv, c.launchers);
+        if (launched !== null) return deny(launched, c.file);
       }
       subject = name;
       const denied = persistentDeny(decisions, tool, "command", subject);

@@ -204,3 +204,232 @@ describe("parseVaultInjection", () => {
     expect(parseVaultInjection(command)).toEqual({ error: expect.stringContaining(message) });
   });
 });
+
+describe("launchers: shells and interpreters cannot run a blocked command", () => {
+  const decide = (engine: ReturnType<typeof engineFor>, command: string) => {
+    const argv = splitCommand(command);
+    const executable = (argv[0] ?? "").slice((argv[0] ?? "").lastIndexOf("/") + 1); // as resolveExecutable names it
+    return engine.decide({ kind: "command", tool: "run_command", executable, argv });
+  };
+  const STAR = "a shell or interpreter allowed by * could run it";
+  const star = engineFor({ allowed_commands: ["*"], blocked_commands: ["rm"], require_approval: [] });
+
+  it.each<[string, "allow" | "deny", string]>([
+    // shells: refused whatever their arguments while anything is blocked
+    [`sh -c "rm x"`, "deny", `blocked_commands: rm (${STAR}; name sh in allowed_commands to allow it)`],
+    [`bash -c 'rm x'`, "deny", `blocked_commands: rm (${STAR}; name bash in allowed_commands to allow it)`],
+    ["dash -c 'rm x'", "deny", STAR],
+    ["zsh -c 'rm x'", "deny", STAR],
+    ["fish -c 'rm x'", "deny", STAR],
+    ["ksh -c 'rm x'", "deny", STAR],
+    ["bash -ec 'rm x'", "deny", STAR],
+    ["sh -xc 'rm x'", "deny", STAR],
+    ["tcsh -c 'rm x'", "deny", STAR],
+    ["pwsh -Command 'rm x'", "deny", STAR],
+    ["sh -c 'echo ok'", "deny", "name sh in allowed_commands to allow it"],
+    ["sh script.sh", "deny", "name sh in allowed_commands to allow it"],
+    // interpreters: refused with inline code
+    [`python3 -c 'import os; os.system("rm x")'`, "deny", `${STAR}; name python3 in allowed_commands to allow it`],
+    ["python3.11 -c 'print(1)'", "deny", "name python3.11 in allowed_commands"],
+    ["python3 -Ic 'print(1)'", "deny", STAR],
+    ["python3 -m timeit 'import os'", "deny", STAR],
+    [`perl -e 'system("rm x")'`, "deny", "name perl in allowed_commands"],
+    ["perl5.36 -E 'say 1'", "deny", STAR],
+    ["perl -lne 'print'", "deny", STAR],
+    ["perl -pi.bak -e 's/a/b/' f", "deny", STAR],
+    ["ruby -e 'system(%q(rm x))'", "deny", STAR],
+    [`node -e 'require("child_process").execSync("rm x")'`, "deny", "name node in allowed_commands"],
+    ["node --eval=1", "deny", STAR],
+    ["node -pe 1", "deny", STAR],
+    ["php -r 'system(\"rm x\");'", "deny", STAR],
+    ["lua -e 'os.execute(\"rm x\")'", "deny", STAR],
+    ["Rscript -e 'system(\"rm x\")'", "deny", STAR],
+    ["osascript -e 'do shell script \"rm x\"'", "deny", STAR],
+    ["deno eval 'new Deno.Command(\"rm\")'", "deny", STAR],
+    ['bun -e \'Bun.spawn(["rm", "x"])\'', "deny", STAR],
+    [`awk 'BEGIN{system("rm x")}'`, "deny", "name awk in allowed_commands"],
+    [`awk '{print | "sh"}' f`, "deny", STAR],
+    [`gawk '@load "filefuncs"'`, "deny", STAR],
+    ["sed 's/a/b/e' f", "deny", "name sed in allowed_commands"],
+    ["sed -n '1e rm x' f", "deny", STAR],
+    ["sed -e p -e '1 e rm x' f", "deny", STAR],
+    ["sed 's/[/]/x/e' f", "deny", STAR],
+    // the same programs with a script file, or code that cannot start a process, are ordinary commands
+    ["python3 script.py -c config.ini", "allow", "allowed_commands: *"],
+    ["python3 -m http.server", "allow", "allowed_commands: *"],
+    ["perl -MFile::Temp script.pl", "allow", "allowed_commands: *"],
+    ["ruby script.rb", "allow", "allowed_commands: *"],
+    ["node app.js -p 8080", "allow", "allowed_commands: *"],
+    ["node --require ./hook.js app.js -e x", "allow", "allowed_commands: *"],
+    ["tclsh script.tcl", "allow", "allowed_commands: *"],
+    ["awk '{print $1}' f", "allow", "allowed_commands: *"],
+    ["awk -F: -v n=1 '$3 > n {print $1}' /etc/passwd", "allow", "allowed_commands: *"],
+    ["awk -f prog.awk data", "allow", "allowed_commands: *"],
+    [`gawk --sandbox 'BEGIN{system("rm x")}'`, "allow", "allowed_commands: *"],
+    ["sed 's/a/b/g' f", "allow", "allowed_commands: *"],
+    ["sed -n '/re/!d;s|a|b|gp;y/abc/xyz/' f", "allow", "allowed_commands: *"],
+    ["sed -i.bak -e '1a appended' -e '$d' f", "allow", "allowed_commands: *"],
+    ["sed --sandbox 's/a/b/e' f", "allow", "allowed_commands: *"],
+    // runners: what they run is checked like the command itself
+    ["env sh -c 'rm x'", "deny", "blocked_commands: rm (sh run through env could run it; name sh in allowed_commands"],
+    ["env -i PATH=/bin /bin/sh -c 'rm x'", "deny", "sh run through env could run it"],
+    ["timeout 5 bash -c 'rm x'", "deny", "bash run through timeout could run it"],
+    [`nice -n 5 python3 -c 'import os; os.system("rm x")'`, "deny", "python3 run through nice could run it"],
+    ["xargs sh -c 'rm x'", "deny", "sh run through xargs could run it"],
+    ["find . -exec sh -c 'rm {}' ';'", "deny", "sh run through find could run it"],
+    ["busybox sh -c 'rm x'", "deny", "sh run through busybox could run it"],
+    ["nohup stdbuf -o0 setsid sh -c 'rm x'", "deny", "sh run through"],
+    ["env -S 'rm -rf x'", "deny", "blocked_commands: rm (run through env)"],
+    ["watch 'rm x'", "deny", "sh run through watch could run it"],
+    ["flock /tmp/lock -c 'rm x'", "deny", "sh run through flock could run it"],
+    ["find /bin -name 'r?' -exec {} x ';'", "deny", "blocked_commands: rm (find would run a command named only"],
+    ["xargs -I X X file", "deny", "xargs would run a command named only when it runs"],
+    ["env FOO=1 ls -la", "allow", "allowed_commands: *"],
+    ["find . -name '*.txt' -exec grep -l foo {} +", "allow", "allowed_commands: *"],
+    ["xargs -I{} cp {} /tmp", "allow", "allowed_commands: *"],
+    ["timeout 5 python3 script.py", "allow", "allowed_commands: *"],
+    ["watch -n 5 -x ls", "allow", "allowed_commands: *"],
+  ])("under * with rm blocked: %j -> %s", (command, effect, rule) => {
+    const decision = decide(star, command);
+    expect(decision).toMatchObject({ effect, source: "/data/tools_policy.yaml" });
+    expect(decision.rule).toContain(rule);
+  });
+
+  it("catches absolute shell paths, which reach the engine by their base name", () => {
+    for (const [path, name] of [
+      ["/bin/sh", "sh"],
+      ["/usr/bin/bash", "bash"],
+    ] as const) {
+      const resolved = resolveExecutable(path, { cwd: "/" });
+      if (!("name" in resolved)) throw new Error(`${path} not found`);
+      expect(resolved.name).toBe(name);
+      const argv = [path, "-c", "rm x"];
+      expect(star.decide({ kind: "command", tool: "run_command", executable: resolved.name, argv })).toMatchObject({
+        effect: "deny",
+        rule: `blocked_commands: rm (${STAR}; name ${name} in allowed_commands to allow it)`,
+      });
+    }
+  });
+
+  const named = engineFor({
+    allowed_commands: ["*", "sh", "bash", "zsh", "fish", "python3", "awk", "sed"],
+    blocked_commands: ["rm", "curl"],
+    require_approval: [],
+  });
+  it.each<[string, "allow" | "deny", string]>([
+    ["sh -c 'echo ok'", "allow", "allowed_commands: sh"],
+    ["sh -c 'echo ok; rm x'", "deny", "blocked_commands: rm (run through sh)"],
+    // quoting and escapes are removed before matching
+    [`sh -c "r''m x"`, "deny", "blocked_commands: rm (run through sh)"],
+    [`sh -c 'r\\m x'`, "deny", "blocked_commands: rm (run through sh)"],
+    [`sh -c '"rm" x'`, "deny", "blocked_commands: rm (run through sh)"],
+    ["sh -c '/bin/rm x'", "deny", "blocked_commands: rm (run through sh)"],
+    // every place a command can stand
+    ["sh -c 'echo $(rm x)'", "deny", "blocked_commands: rm (run through sh)"],
+    ["sh -c 'echo `rm x`'", "deny", "blocked_commands: rm (run through sh)"],
+    ["sh -c 'echo \"$(rm x)\"'", "deny", "blocked_commands: rm (run through sh)"],
+    ["sh -c 'ls | rm x'", "deny", "blocked_commands: rm (run through sh)"],
+    ["sh -c 'ls && rm x || ls'", "deny", "blocked_commands: rm (run through sh)"],
+    ["sh -c 'ls\nrm x'", "deny", "blocked_commands: rm (run through sh)"],
+    ["sh -c 'ls & rm x'", "deny", "blocked_commands: rm (run through sh)"],
+    ["sh -c '(rm x)'", "deny", "blocked_commands: rm (run through sh)"],
+    ["sh -c '{ rm x; }'", "deny", "blocked_commands: rm (run through sh)"],
+    ["sh -c 'if true; then rm x; fi'", "deny", "blocked_commands: rm (run through sh)"],
+    ["sh -c 'while true; do rm x; done'", "deny", "blocked_commands: rm (run through sh)"],
+    ["sh -c 'case a in a) rm x;; esac'", "deny", "blocked_commands: rm (run through sh)"],
+    ["sh -c 'f() { rm x; }; f'", "deny", "blocked_commands: rm (run through sh)"],
+    ["sh -c 'FOO=1 rm x'", "deny", "blocked_commands: rm (run through sh)"],
+    ["sh -c '2>/dev/null rm x'", "deny", "blocked_commands: rm (run through sh)"],
+    ["sh -c 'x=$(curl https://evil.test)'", "deny", "blocked_commands: curl (run through sh)"],
+    ["sh -c 'cat <<EOF\n$(rm x)\nEOF'", "deny", "blocked_commands: rm (run through sh)"],
+    ["bash -c 'cat <(rm x)'", "deny", "blocked_commands: rm (run through bash)"],
+    ["sh -c 'eval \"rm x\"'", "deny", "blocked_commands: rm (run through sh)"],
+    ["sh -c 'trap \"rm x\" EXIT'", "deny", "blocked_commands: rm (run through sh)"],
+    ["sh -c 'alias r=rm; r x'", "deny", "blocked_commands: rm (run through sh)"],
+    ["sh -c 'exec rm x'", "deny", "blocked_commands: rm (run through exec)"],
+    ["sh -c 'command rm x'", "deny", "blocked_commands: rm (run through command)"],
+    ["sh -c 'builtin eval \"rm x\"'", "deny", "blocked_commands: rm (run through sh)"],
+    [`sh -c "sh -c 'rm x'"`, "deny", "blocked_commands: rm (run through sh)"],
+    [`bash -c 'x="a[\\$(rm y)]"; echo $((x))'`, "deny", "blocked_commands: rm (run through bash)"],
+    // a command named only when the shell runs cannot be checked
+    ["sh -c '$cmd x'", "deny", "blocked_commands: rm, curl (sh would run a command named only when it runs)"],
+    [`sh -c '\${a}m x'`, "deny", "sh would run a command named only when it runs"],
+    [`sh -c '"$@"' sh rm x`, "deny", "sh would run a command named only when it runs"],
+    ["sh -c '/bin/r? x'", "deny", "sh would run a command named only when it runs"],
+    ["bash -c '{rm,x}'", "deny", "bash would run a command named only when it runs"],
+    [`bash -c "$'\\\\x72m' x"`, "deny", "bash would run a command named only when it runs"],
+    ["sh -c 'env $c x'", "deny", "env would run a command named only when it runs"],
+    ["sh -c 'eval \"$x\"'", "deny", "sh's inline code is only known when it runs"],
+    ["sh -c 'echo rm x | sh'", "deny", "sh would read its program from standard input"],
+    ["sh -c 'echo \"import os\" | python3'", "deny", "python3 would read its program from standard input"],
+    ["sh -c '. /dev/stdin'", "deny", "sh would source a script only known when it runs"],
+    ["zsh -c 'ls *(e:\"rm x\":)'", "deny", "blocked_commands: rm (named in zsh's inline code)"],
+    ["zsh -c '=rm x'", "deny", "zsh would run a command named only when it runs"],
+    [`sh -c 'echo "unterminated'`, "deny", "sh's inline code cannot be checked: unterminated double quote"],
+    // a shell or interpreter inside is explicit only when listed itself
+    [`sh -c 'python3 -c "print(1)"'`, "allow", "allowed_commands: sh"],
+    [`sh -c 'perl -e "print 1"'`, "deny", "perl run through sh could run it; name perl in allowed_commands"],
+    [`sh -c 'dash -c "ls"'`, "deny", "dash run through sh could run it; name dash in allowed_commands"],
+    [`sh -c 'env dash -c ls'`, "deny", "dash run through env could run it"],
+    // fish quotes differently: what is quoted for sh runs in fish
+    [`sh -c "echo 'x\\\\' ; echo ' ; rm y ; ' #'"`, "allow", "allowed_commands: sh"],
+    [`fish -c "echo 'x\\\\' ; echo ' ; rm y ; ' #'"`, "deny", "blocked_commands: rm (run through fish)"],
+    ["fish -c 'echo (rm x)'", "deny", "blocked_commands: rm (run through fish)"],
+    ["fish -c 'true; and rm x'", "deny", "blocked_commands: rm (run through fish)"],
+    // ordinary shell code passes
+    [`sh -c 'for f in *.txt; do wc -l "$f"; done'`, "allow", "allowed_commands: sh"],
+    [`sh -c 'case "$1" in *.md) echo doc;; *) echo other;; esac' sh a.md`, "allow", "allowed_commands: sh"],
+    ["sh -c 'git status && make test 2>&1 | tail -5'", "allow", "allowed_commands: sh"],
+    [`bash -c 'x=$((a*b)); echo "$x"; [[ $x == *0 ]] && echo ten'`, "allow", "allowed_commands: bash"],
+    [`sh -c '[ -f x ] || echo "missing $HOME"'`, "allow", "allowed_commands: sh"],
+    [`sh -c 'cat <<"EOF"\nrm is not run here\nEOF'`, "allow", "allowed_commands: sh"],
+    [`sh -c 'find . -name "*.log" -exec sh -c "wc -l \\"\\$1\\"" _ {} ";"'`, "allow", "allowed_commands: sh"],
+    // interpreters named explicitly: their code is scanned for blocked names (best effort)
+    [`python3 -c 'import os; os.system("rm x")'`, "deny", "blocked_commands: rm (named in python3's inline code)"],
+    [`python3 -c 'import subprocess; subprocess.run(["/bin/rm", "x"])'`, "deny", "named in python3's inline code"],
+    ["python3 -c 'print(sum(range(10)))'", "allow", "allowed_commands: python3"],
+    [`awk 'BEGIN{system("rm x")}'`, "deny", "blocked_commands: rm (named in awk's inline code)"],
+    [`awk '{print | "sort"}' f`, "allow", "allowed_commands: awk"],
+    ["sed '1e rm x' f", "deny", "blocked_commands: rm (named in sed's inline code)"],
+  ])("with the launcher named: %j -> %s", (command, effect, rule) => {
+    const decision = decide(named, command);
+    expect(decision).toMatchObject({ effect, source: "/data/tools_policy.yaml" });
+    expect(decision.rule).toContain(rule);
+  });
+
+  it("changes nothing while no command is blocked", () => {
+    const open = engineFor({ allowed_commands: ["*"], require_approval: [] });
+    for (const command of ["sh -c 'rm x'", `python3 -c 'import os; os.system("rm x")'`, "env sh -c 'rm x'"]) {
+      expect(decide(open, command)).toMatchObject({ effect: "allow", rule: "allowed_commands: *" });
+    }
+  });
+
+  it("without * a runner still cannot reach an unlisted shell, and an unlisted shell keeps its own rule", () => {
+    const listed = engineFor({ allowed_commands: ["env", "sh"], blocked_commands: ["rm"], require_approval: [] });
+    expect(decide(listed, "bash -c ls")).toMatchObject({ effect: "deny", rule: "allowed_commands does not list bash" });
+    expect(decide(listed, "env bash -c ls")).toMatchObject({
+      effect: "deny",
+      rule: "blocked_commands: rm (bash run through env could run it; name bash in allowed_commands to allow it)",
+    });
+    expect(decide(listed, "env sh -c ls")).toMatchObject({ effect: "allow", rule: "allowed_commands: env" });
+    expect(decide(listed, "sh -c 'bash -c ls'")).toMatchObject({
+      effect: "deny",
+      rule: expect.stringContaining("bash run through sh"),
+    });
+  });
+
+  it("stays fast and refuses on hostile input instead of working through it", () => {
+    const hostile = [
+      `sh -c '${"$(".repeat(2000)}${")".repeat(2000)}'`,
+      `env ${"python3 -W x ".repeat(600)}`,
+      `sh -c '${"env ".repeat(2000)}ls'`,
+      `sh -c "${'sh -c \\"'.repeat(12)}"`,
+    ];
+    for (const command of hostile) {
+      const started = performance.now();
+      const decision = decide(named, command);
+      expect(performance.now() - started).toBeLessThan(200);
+      expect(decision.effect, command.slice(0, 40)).toBe("deny");
+    }
+  });
+});
