@@ -20,7 +20,7 @@ const n = (count: number, f: (i: number) => string) => Array.from({ length: coun
 const policy = toolsPolicySchema.parse({
   allowed_read_paths: n(40, (i) => `/srv/data/project-${i}`),
   allowed_write_paths: n(30, (i) => `/srv/data/project-${i}/out`),
-  allowed_commands: n(30, (i) => `tool${i}`),
+  allowed_commands: [...n(29, (i) => `tool${i}`), "sh"],
   blocked_commands: n(10, (i) => `bad${i}`),
   allowed_web_domains: [...n(40, (i) => `site${i}.example.com`), "127.0.0.1"],
   blocked_web_domains: n(20, (i) => `ads${i}.example.net`),
@@ -73,6 +73,19 @@ const requests: ToolRequest[] = [
   { kind: "command", tool: "run_command", executable: "tool25", argv: ["tool25"] },
   { kind: "command", tool: "run_command", executable: "bad3", argv: ["bad3"] },
   { kind: "command", tool: "run_command", executable: "curl", argv: ["curl", "x"] },
+  // launchers (launchers.ts): shell code read command by command, and a runner reaching an unlisted interpreter
+  {
+    kind: "command",
+    tool: "run_command",
+    executable: "sh",
+    argv: ["sh", "-c", 'git status --short && make test 2>&1 | tail -5; echo "$(date) done"'],
+  },
+  {
+    kind: "command",
+    tool: "run_command",
+    executable: "env",
+    argv: ["env", "FOO=1", "nice", "-n", "5", "python3", "-c", "import os"],
+  },
   { kind: "web", tool: "web_fetch", url: url("https://a.b.site33.example.com/page") },
   { kind: "web", tool: "web_fetch", url: url("https://site3.example.com/") },
   { kind: "web", tool: "web_fetch", url: url("https://ads4.example.net/") },
