@@ -67,6 +67,7 @@ const COMMAND_RUNNERS = new Set([
   "find",
   "noglob",
   "nocorrect",
+  "hash", // `hash -p /bin/rm ls` makes `ls` run rm
 ]);
 /** Runners that hand a string to `sh -c`: `watch 'cmd'`, `flock f -c 'cmd'`, `su -c`, `runuser -c`, `script -c`. */
 const SHELL_STRING_RUNNERS = new Set(["watch", "flock", "su", "runuser", "script"]);

@@ -14,7 +14,7 @@ export interface ShellScan {
   /** Every simple command of the program and of the code inside it, as its words after quote removal. */
   commands: string[][];
   /**
-   * Text in parentheses glued to a word (zsh glob qualifiers such as `*(e:'...':)`, extglob, fish substitutions):
+   * Text in parentheses glued to a word (zsh glob qualifiers such as `*(e:'...':)`, extglob):
    * it may run code in ways not modelled here, so the caller also looks for blocked names in it.
    */
   opaque: string[];
@@ -260,7 +260,11 @@ class ShellReader {
         const io = IO_NUMBER.exec(src.slice(this.#pos, this.#pos + 64));
         if (io === null) return this.#word();
         this.#pos += io[1]!.length;
-      } else if (OPERATOR_START.has(c) && !((c === "<" || c === ">") && src[this.#pos + 1] === "(")) {
+      } else if (
+        OPERATOR_START.has(c) &&
+        !((c === "<" || c === ">") && src[this.#pos + 1] === "(") &&
+        !(c === "(" && this.#fish)
+      ) {
         const op = OPERATORS.find((o) => src.startsWith(o, this.#pos))!;
         this.#pos += op.length;
         if (op === "<<" || op === "<<-") {
@@ -290,6 +294,10 @@ class ShellReader {
         text += DYNAMIC;
       } else if (c === ";" || c === "&" || c === "|" || c === ")") {
         break;
+      } else if (c === "(" && this.#fish) {
+        this.#pos++; // fish has no subshells: `(cmd)` is a command substitution, even as a command's name
+        this.#list(true);
+        text += DYNAMIC;
       } else if (c === "(") {
         text += this.#glued(text);
         if (src[this.#pos - 1] === ")" && src[this.#pos - 2] === "(") funcDef = true;

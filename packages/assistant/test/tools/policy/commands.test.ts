@@ -376,6 +376,9 @@ describe("launchers: shells and interpreters cannot run a blocked command", () =
     [`fish -c "echo 'x\\\\' ; echo ' ; rm y ; ' #'"`, "deny", "blocked_commands: rm (run through fish)"],
     ["fish -c 'echo (rm x)'", "deny", "blocked_commands: rm (run through fish)"],
     ["fish -c 'true; and rm x'", "deny", "blocked_commands: rm (run through fish)"],
+    ["fish -c '(echo rm) x'", "deny", "fish would run a command named only when it runs"],
+    ["fish -c 'set n (count *.txt); echo $n'", "allow", "allowed_commands: fish"],
+    ["bash -c 'hash -p /bin/rm ls; ls x'", "deny", "blocked_commands: rm (run through hash)"],
     // ordinary shell code passes
     [`sh -c 'for f in *.txt; do wc -l "$f"; done'`, "allow", "allowed_commands: sh"],
     [`sh -c 'case "$1" in *.md) echo doc;; *) echo other;; esac' sh a.md`, "allow", "allowed_commands: sh"],
