@@ -22,12 +22,12 @@ import { pluginFileOp } from "./pluginFiles.ts";
 import type { Outcome, Reputation, ReputationStore } from "./reputation.ts";
 import { loadRules, type RoutingRule } from "./routingRules.ts";
 import {
-  type Hold,
   inspectWasm,
   loadPlugin,
   PluginCallError,
   type PluginInstance,
   type PluginLimits,
+  type PluginSandbox,
 } from "./runtime.ts";
 
 // The installed WASM plugins: every data_dir/plugins/<id>/ with plugin.json and its .wasm, scanned at start and
@@ -76,9 +76,18 @@ interface Loaded {
   tools: Tool[];
   rules: RoutingRule[];
   limits: PluginLimits;
-  instance: Promise<PluginInstance> | null;
-  /** The context of the call running now (calls on one instance are serialised). */
-  current: { ctx: ToolContext; tool: string; denied: ToolDenied | null } | null;
+  instance: Promise<PluginInstance<PluginCall>> | null;
+}
+
+/**
+ * One plugin tool call, handed to the runtime with the call itself: its host requests (HTTP, files) are judged
+ * with this call's tool context and review queue, whichever other call of the plugin waits or runs.
+ */
+interface PluginCall {
+  ctx: ToolContext;
+  tool: string;
+  /** The policy refusal of one of its host requests, kept so the call fails with that rule. */
+  denied: ToolDenied | null;
 }
 
 export interface PluginRegistryOptions {
@@ -277,7 +286,6 @@ export class PluginRegistry {
           limits: this.#limits(manifest),
           // An unchanged module keeps its running instance across a rescan (install of another plugin).
           instance: previous && sameBytes(previous.wasm, wasm) ? previous.instance : null,
-          current: null,
         };
         if (previous?.instance && loaded.instance === null) previous.instance.then((i) => i.close()).catch(() => {});
         loaded.tools = manifest.tools.map((t) => this.#tool(loaded, t));
@@ -339,15 +347,15 @@ export class PluginRegistry {
       throw error;
     });
     const record = (outcome: Outcome) => reputation.record(id, outcome);
+    const call: PluginCall = { ctx, tool, denied: null };
     try {
       const instance = await p.instance;
-      p.current = { ctx, tool, denied: null };
-      const output = await instance.call(exportName, input, ctx.signal);
+      const output = await instance.call(exportName, input, ctx.signal, call);
       record("success");
       return output;
     } catch (error) {
       if (!(error instanceof PluginCallError)) throw error;
-      const denied = p.current?.denied;
+      const denied = call.denied;
       switch (error.kind) {
         case "cancelled":
           throw new ToolFailure(`plugin ${id} call cancelled`);
@@ -375,8 +383,6 @@ export class PluginRegistry {
           record("failure");
           throw new ToolFailure(`plugin ${id} failed: ${error.message}`);
       }
-    } finally {
-      p.current = null;
     }
   }
 
@@ -384,7 +390,7 @@ export class PluginRegistry {
    * What a plugin is given: its manifest's hosts and config keys, HTTP through the policy and safe fetch, and
    * files under its allowed_paths through the policy.
    */
-  #sandbox(p: Loaded) {
+  #sandbox(p: Loaded): PluginSandbox<PluginCall> {
     const config: Record<string, string> = {};
     for (const key of p.manifest.capabilities.config_keys) {
       const value = this.#options.secret(`plugin.${p.manifest.id}.${key}`);
@@ -393,8 +399,8 @@ export class PluginRegistry {
     return {
       allowedHosts: p.manifest.capabilities.allowed_hosts,
       config,
-      fetch: (url: URL, init: RequestInit, hold: Hold): Promise<Response> =>
-        inCall(p, async (call) => {
+      fetch: (url, init, hold, running) =>
+        inCall(running, async (call) => {
           const method = (init.method ?? "GET").toUpperCase();
           if (method !== "GET") {
             throw new ToolDenied(
@@ -413,8 +419,8 @@ export class PluginRegistry {
             headers: { "content-type": res.mediaType || "application/octet-stream" },
           });
         }),
-      files: (request: string, hold: Hold): Promise<string> =>
-        inCall(p, async (call) => {
+      files: (request, hold, running) =>
+        inCall(running, async (call) => {
           const result = await pluginFileOp(request, {
             pluginId: p.manifest.id,
             manifestFile: join(p.dir, "plugin.json"),
@@ -464,9 +470,8 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && Buffer.compare(a, b) === 0;
 }
 
-/** Runs a host request of the plugin's current call; a policy refusal is kept so the call fails with its rule. */
-async function inCall<T>(p: Loaded, body: (call: NonNullable<Loaded["current"]>) => Promise<T>): Promise<T> {
-  const call = p.current;
+/** Runs a host request of the call it belongs to; a policy refusal is kept so the call fails with its rule. */
+async function inCall<T>(call: PluginCall | undefined, body: (call: PluginCall) => Promise<T>): Promise<T> {
   if (!call) throw new Error("no call in progress");
   try {
     return await body(call);

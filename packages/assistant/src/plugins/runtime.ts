@@ -2,6 +2,11 @@
 // lacks: a per-call timeout (the worker is terminated and re-created lazily), a linear-memory cap and a fuel
 // (instruction) limit (binary rewrites), an output cap, serialised calls, HTTP only to allowed hosts through the
 // caller's fetch, files only through the caller's fs host function, and typed failures.
+// Each call carries the caller's context to the host side of that call. SDK 1.0's `call(name, input)` has no
+// per-call value for host functions, and a plugin may run only one call at a time anyway, so calls are queued per
+// instance and a host request gets the context of the call running at that moment: set when the call starts
+// running (not when it is queued), gone when it ends. One instance per concurrent call would cost a worker and a
+// module instantiation each.
 import type { Worker } from "node:worker_threads";
 import createPlugin, { type CallContext, type Plugin } from "@extism/extism";
 import { FILES_FUNCTION, FILES_MODULE } from "./pluginFiles.ts";
@@ -19,18 +24,22 @@ export interface PluginLimits {
   maxOutputBytes: number;
 }
 
-export interface PluginSandbox {
+/** What a plugin is given; `C` is the per-call context the caller passes to `call` (runtime header). */
+export interface PluginSandbox<C = unknown> {
   /** Hosts the plugin may call through Extism's http_request (exact names or globs such as `*.example.com`). Empty = no network. */
   allowedHosts: string[];
   /** Config key/values given to the plugin (Extism config). */
   config: Record<string, string>;
-  /** Makes every HTTP request the plugin makes, after the allowedHosts check passed; throwing refuses it (kind denied). */
-  fetch(url: URL, init: RequestInit, hold: Hold): Promise<Response>;
+  /**
+   * Makes every HTTP request the plugin makes, after the allowedHosts check passed; throwing refuses it (kind
+   * denied). `context` is the running call's (undefined while the module starts).
+   */
+  fetch(url: URL, init: RequestInit, hold: Hold, context: C | undefined): Promise<Response>;
   /**
    * Answers the plugin's `extism:host/user` `fs` host function: a JSON request in, a JSON result out; throwing
-   * refuses it and fails the call (kind denied).
+   * refuses it and fails the call (kind denied). `context` is the running call's.
    */
-  files(request: string, hold: Hold): Promise<string>;
+  files(request: string, hold: Hold, context: C | undefined): Promise<string>;
 }
 
 /** Stops the call's clock while `waiting` is pending: waiting for the user's approval is not the plugin's time. */
@@ -57,9 +66,12 @@ export class PluginCallError extends Error {
   }
 }
 
-export interface PluginInstance {
-  /** Runs one export with `input`; calls on one instance run one at a time, in order. */
-  call(exportName: string, input: string, signal?: AbortSignal): Promise<string>;
+export interface PluginInstance<C = unknown> {
+  /**
+   * Runs one export with `input`; calls on one instance run one at a time, in order. The host requests the call
+   * makes get `context`.
+   */
+  call(exportName: string, input: string, signal?: AbortSignal, context?: C): Promise<string>;
   /** Names of the exported functions. */
   exports(): Promise<string[]>;
   /** Terminates the worker; queued and later calls fail with kind cancelled. */
@@ -108,11 +120,11 @@ export function inspectWasm(wasm: Uint8Array): { exports: string[] } {
 }
 
 /** Compiles and instantiates the plugin once (in a worker); calls reuse that instance until a failure discards it. */
-export async function loadPlugin(
+export async function loadPlugin<C = unknown>(
   wasm: Uint8Array,
-  sandbox: PluginSandbox,
+  sandbox: PluginSandbox<C>,
   limits: PluginLimits,
-): Promise<PluginInstance> {
+): Promise<PluginInstance<C>> {
   const prepared = prepare(wasm, limits.maxMemoryPages, limits.fuel);
   let module: WebAssembly.Module;
   try {
@@ -150,8 +162,9 @@ function prepare(wasm: Uint8Array, maxMemoryPages: number, fuel: number): Prepar
   }
 }
 
-/** One running call: how to end it early and what its host side saw. */
-interface CallState {
+/** One running call: its caller's context, how to end it early and what its host side saw. */
+interface CallState<C> {
+  context: C | undefined;
   interrupt(error: PluginCallError): void;
   hold: Hold;
   readonly fetches: AbortController;
@@ -165,17 +178,17 @@ interface Live {
   worker: Worker;
 }
 
-class SandboxedPlugin implements PluginInstance {
+class SandboxedPlugin<C> implements PluginInstance<C> {
   readonly #module: WebAssembly.Module;
   readonly #prepared: PreparedWasm;
-  readonly #sandbox: PluginSandbox;
+  readonly #sandbox: PluginSandbox<C>;
   readonly #limits: PluginLimits;
   #live: Live | null = null;
   #queue: Promise<unknown> = Promise.resolve();
-  #current: CallState | null = null;
+  #current: CallState<C> | null = null;
   #closed = false;
 
-  constructor(module: WebAssembly.Module, prepared: PreparedWasm, sandbox: PluginSandbox, limits: PluginLimits) {
+  constructor(module: WebAssembly.Module, prepared: PreparedWasm, sandbox: PluginSandbox<C>, limits: PluginLimits) {
     this.#module = module;
     this.#prepared = prepared;
     this.#sandbox = sandbox;
@@ -196,7 +209,7 @@ class SandboxedPlugin implements PluginInstance {
     });
   }
 
-  call(exportName: string, input: string, signal?: AbortSignal): Promise<string> {
+  call(exportName: string, input: string, signal?: AbortSignal, context?: C): Promise<string> {
     return this.#enqueue(() => {
       if (!this.#prepared.exports.includes(exportName)) {
         throw new PluginCallError(
@@ -204,20 +217,24 @@ class SandboxedPlugin implements PluginInstance {
           `the plugin has no exported function ${JSON.stringify(exportName)}`,
         );
       }
-      return this.#run(async () => {
-        const live = await this.#ensureLive();
-        const output = await live.plugin.call(exportName, input);
-        const bytes = output ? output.bytes() : new Uint8Array();
-        if (bytes.byteLength > this.#limits.maxOutputBytes) {
-          throw new PluginCallError(
-            "output_too_large",
-            `the plugin returned ${bytes.byteLength} bytes; the limit is ${this.#limits.maxOutputBytes}`,
-          );
-        }
-        // Drop the call's input and output blocks (the SDK keeps every block until a reset).
-        await live.plugin.reset();
-        return new TextDecoder().decode(bytes);
-      }, signal);
+      return this.#run(
+        async () => {
+          const live = await this.#ensureLive();
+          const output = await live.plugin.call(exportName, input);
+          const bytes = output ? output.bytes() : new Uint8Array();
+          if (bytes.byteLength > this.#limits.maxOutputBytes) {
+            throw new PluginCallError(
+              "output_too_large",
+              `the plugin returned ${bytes.byteLength} bytes; the limit is ${this.#limits.maxOutputBytes}`,
+            );
+          }
+          // Drop the call's input and output blocks (the SDK keeps every block until a reset).
+          await live.plugin.reset();
+          return new TextDecoder().decode(bytes);
+        },
+        signal,
+        context,
+      );
     });
   }
 
@@ -240,8 +257,11 @@ class SandboxedPlugin implements PluginInstance {
     return result;
   }
 
-  /** Runs `body` as the current call under the timeout and `signal`; every failure becomes a PluginCallError. */
-  async #run<T>(body: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+  /**
+   * Runs `body` as the current call under the timeout and `signal`, its host requests given `context`; every
+   * failure becomes a PluginCallError.
+   */
+  async #run<T>(body: () => Promise<T>, signal?: AbortSignal, context?: C): Promise<T> {
     if (signal?.aborted) throw new PluginCallError("cancelled", "the call was cancelled before it started");
     let interrupt: (error: PluginCallError) => void = () => undefined;
     const interrupted = new Promise<never>((_, reject) => {
@@ -275,7 +295,8 @@ class SandboxedPlugin implements PluginInstance {
         if (--holds === 0 && this.#current === state) run();
       }
     };
-    const state: CallState = {
+    const state: CallState<C> = {
+      context,
       interrupt: stop,
       hold,
       fetches: new AbortController(),
@@ -298,7 +319,7 @@ class SandboxedPlugin implements PluginInstance {
   }
 
   /** Maps what the SDK threw to a PluginCallError; any failure but a plugin-reported error discards the worker. */
-  #failure(error: unknown, state: CallState): PluginCallError {
+  #failure(error: unknown, state: CallState<C>): PluginCallError {
     if (error instanceof PluginCallError) {
       if (error.kind !== "output_too_large") this.#discard();
       return error;
@@ -373,7 +394,7 @@ class SandboxedPlugin implements PluginInstance {
       const url = new URL(input instanceof Request ? input.url : input);
       if (url.protocol !== "http:" && url.protocol !== "https:")
         throw new Error(`${url.protocol} URLs are not allowed`);
-      return await this.#sandbox.fetch(url, { ...init, signal: state.fetches.signal }, state.hold);
+      return await this.#sandbox.fetch(url, { ...init, signal: state.fetches.signal }, state.hold, state.context);
     } catch (error) {
       state.denial ??= `HTTP request refused: ${messageOf(error)}`;
       throw error;
@@ -386,7 +407,7 @@ class SandboxedPlugin implements PluginInstance {
     if (!state) throw new Error("file request outside a plugin call");
     const request = context.read(offset)?.text() ?? "";
     try {
-      return context.store(await this.#sandbox.files(request, state.hold));
+      return context.store(await this.#sandbox.files(request, state.hold, state.context));
     } catch (error) {
       state.denial ??= `file access refused: ${messageOf(error)}`;
       throw error;
