@@ -58,7 +58,9 @@ async function withPlugin(): Promise<{ h: ToolHarness; plugins: PluginServices; 
     tools: h.tools.registry,
     secret: () => null,
   });
-  closers.push(() => db.close());
+  closers.push(() => {
+    db.close();
+  });
   closers.push(() => plugins.registry.close());
   return { h, plugins, shared };
 }
@@ -78,7 +80,7 @@ describe("overlapping calls of one plugin", () => {
       const [a, b] =
         order === "the allowed call first"
           ? await Promise.all([read("files__read_a"), read("files__read_b")])
-          : await Promise.all([read("files__read_b"), read("files__read_a")]).then(([b2, a2]) => [a2, b2]);
+          : await Promise.all([read("files__read_b"), read("files__read_a")]).then(([b2, a2]) => [a2, b2] as const);
 
       expect(a.status, a.output).toBe("ok");
       expect(a.output).toContain('"content":"remember the milk"');
