@@ -2,15 +2,19 @@ import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import { api as apiCall, startDaemon, type TestDaemon, tempDataDir } from "../helpers/daemon.ts";
+import { scriptedRouterYaml, startScriptedDaemon } from "../agent/helpers.ts";
+import { api as apiCall, type TestDaemon, tempDataDir } from "../helpers/daemon.ts";
+import { type ScriptedServer, startOpenAiServer } from "../llm/servers/openaiServer.ts";
 
-// The launcher rule end to end: run_command over HTTP on a real daemon with `allowed_commands: ['*']` and rm
-// blocked. Shells, an absolute shell path, a runner in front of a shell and an interpreter given code are refused
-// and the file they aim at survives; naming sh in allowed_commands lets sh run, with every command in its code
-// checked. The control shows rm really deletes here when nothing blocks it.
+// The launcher rule end to end: run_command on a real daemon with `allowed_commands: ['*']` and rm blocked,
+// over HTTP invoke and from the agent loop (a scripted model). Shells, an absolute shell path, a runner in front of
+// a shell and an interpreter given code are refused and the file they aim at survives; naming sh in
+// allowed_commands lets sh run, with every command in its code checked. The control shows rm really deletes here
+// when nothing blocks it.
 
 const posix = process.platform !== "win32";
 let daemon: TestDaemon;
+let model: ScriptedServer;
 let work: string;
 
 const invoke = (command: string) => apiCall(daemon, "POST", "/api/tools/run_command/invoke", { command }, daemon.token);
@@ -28,10 +32,14 @@ function target(name: string): string {
 
 beforeAll(async () => {
   work = tempDataDir("assistant-launchers-work-");
-  daemon = await startDaemon({ ASSISTANT_EMBEDDED_MODEL_PATH: join(work, "no-model.gguf") });
+  model = await startOpenAiServer();
+  const dataDir = tempDataDir();
+  writeFileSync(join(dataDir, "llm_router.yaml"), scriptedRouterYaml(model.url));
+  daemon = await startScriptedDaemon(dataDir);
 }, 60_000);
 afterAll(async () => {
   await daemon?.stop();
+  await model?.close();
   if (daemon) rmSync(daemon.dataDir, { recursive: true, force: true });
   if (work) rmSync(work, { recursive: true, force: true });
 });
@@ -58,6 +66,23 @@ describe.runIf(posix)("run_command cannot run a blocked command through a shell 
     expect(res.status, res.body).toBe(403);
     expect(res.json().error.details.rule).toContain("blocked_commands: rm (");
     expect(res.json().error.details.rule).toContain(rule);
+    expect(existsSync(file)).toBe(true);
+  });
+
+  it("from the agent loop, the model is told the rule and the file stays", async () => {
+    writePolicy({ allowed_commands: ["*"], blocked_commands: ["rm"] });
+    const file = target("agent");
+    const commands = [`sh -c "rm ${file}"`, `env bash -c "rm ${file}"`, `python3 -c "import os; os.remove('${file}')"`];
+    model.enqueue(
+      ...commands.map((command) => ({ kind: "tool_call" as const, name: "run_command", arguments: { command } })),
+      { kind: "reply", text: "Could not." },
+    );
+    const res = await apiCall(daemon, "POST", "/api/message", { message: "Delete it.", wait: true }, daemon.token);
+    expect(res.json().reply).toBe("Could not.");
+    const last = model.requests.at(-1)!.body as { messages: Array<{ role: string; content: unknown }> };
+    const results = last.messages.filter((m) => m.role === "tool").map((m) => JSON.stringify(m.content));
+    expect(results).toHaveLength(commands.length);
+    for (const result of results) expect(result).toContain("blocked_commands: rm (");
     expect(existsSync(file)).toBe(true);
   });
 
