@@ -299,8 +299,8 @@ class ShellReader {
         this.#list(true);
         text += DYNAMIC;
       } else if (c === "(") {
+        funcDef ||= src[this.#pos + 1] === ")"; // `f()`
         text += this.#glued(text);
-        if (src[this.#pos - 1] === ")" && src[this.#pos - 2] === "(") funcDef = true;
       } else if (c === "'") {
         text += this.#single();
       } else if (c === '"') {
