@@ -22,6 +22,9 @@ allowed_commands: []      # e.g. ["git", "ls"]
 blocked_commands: []      # always refused, even when allowed above
 # command_timeout_secs: 60
 run_command_default_cwd_workspace: false   # true: run in the task workspace when no cwd is given
+# Commands run in a sandbox that hides the assistant's own files (Linux with bubblewrap; \`assistant doctor\` says).
+# Without one, ["*"] allows nothing unless you accept that commands can read those files:
+# unsandboxed_commands_acknowledged: true
 
 # Web. Domains web_fetch may read (["*"] = any public host; a local or private host must be listed exactly).
 allowed_web_domains: []

@@ -28,6 +28,7 @@ allowed_commands: ["*"]
 blocked_commands: [rm]
 command_timeout_secs: 60
 run_command_default_cwd_workspace: true
+unsandboxed_commands_acknowledged: true
 allowed_web_domains: [example.com]
 blocked_web_domains: [evil.example]
 web_search_enabled: true
@@ -52,6 +53,7 @@ browser_session_timeout_secs: 60
       blocked_commands: ["rm"],
       command_timeout_secs: 60,
       run_command_default_cwd_workspace: true,
+      unsandboxed_commands_acknowledged: true,
       allowed_web_domains: ["example.com"],
       blocked_web_domains: ["evil.example"],
       web_search_enabled: true,
