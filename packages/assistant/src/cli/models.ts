@@ -192,8 +192,8 @@ function registerProviderCommands(provider: Command, ctx: CliContext): void {
         const options = { category: opts.category, model: opts.model, apiKey };
         const change =
           id === "cloud_a"
-            ? settings.addCloudA(ctx.paths, vault, options)
-            : settings.addCloudB(ctx.paths, vault, options);
+            ? await settings.addCloudA(ctx.paths, vault, options)
+            : await settings.addCloudB(ctx.paths, vault, options);
         const keyName = change.api_key_ref?.slice("vault://".length);
         await printChange(ctx, opts.json, change, [
           change.key_stored ? `stored the ${id} API key in the vault as ${keyName}` : `using ${keyName} from the vault`,

@@ -39,7 +39,7 @@ export function registerVaultCommands(program: Command, ctx: CliContext): void {
         ctx.stderr.write(`Enter the value for ${key}, then press Ctrl-D on an empty line:\n`);
       }
       const secret = value ?? (await readStdin(ctx));
-      (await openVault(ctx)).set(key, secret);
+      await (await openVault(ctx)).set(key, secret);
       ctx.stdout.write(`stored ${key}\n`);
     });
 
@@ -54,7 +54,7 @@ export function registerVaultCommands(program: Command, ctx: CliContext): void {
     .command("delete <KEY>")
     .description("remove a secret")
     .action(async (key: string) => {
-      (await openVault(ctx)).delete(key);
+      await (await openVault(ctx)).delete(key);
       ctx.stdout.write(`deleted ${key}\n`);
     });
 }

@@ -118,21 +118,29 @@ export interface CloudOptions extends RouteChoice {
   apiKey?: string;
 }
 
-export function addCloudA(paths: DataPaths, vault: Pick<Vault, "has" | "set">, options: CloudOptions): ProviderChange {
+export function addCloudA(
+  paths: DataPaths,
+  vault: Pick<Vault, "has" | "set">,
+  options: CloudOptions,
+): Promise<ProviderChange> {
   return addCloud(paths, vault, "cloud_a", options);
 }
 
-export function addCloudB(paths: DataPaths, vault: Pick<Vault, "has" | "set">, options: CloudOptions): ProviderChange {
+export function addCloudB(
+  paths: DataPaths,
+  vault: Pick<Vault, "has" | "set">,
+  options: CloudOptions,
+): Promise<ProviderChange> {
   return addCloud(paths, vault, "cloud_b", options);
 }
 
 /** The key goes to the vault as `<provider>_api_key` and the router file refers to it as vault://<that name>. */
-function addCloud(
+async function addCloud(
   paths: DataPaths,
   vault: Pick<Vault, "has" | "set">,
   provider: "cloud_a" | "cloud_b",
   options: CloudOptions,
-): ProviderChange {
+): Promise<ProviderChange> {
   const keyName = vaultKeyFor(provider);
   const apiKey = options.apiKey?.trim();
   if (apiKey === "") throw new AppError("invalid_request", "the API key is empty", { field: "api_key" });
@@ -146,7 +154,7 @@ function addCloud(
     );
   }
   const file = prepareRouterFile(paths); // an unusable router file stops the command before the key is stored
-  if (apiKey !== undefined) vault.set(keyName, apiKey);
+  if (apiKey !== undefined) await vault.set(keyName, apiKey);
   const ref = `vault://${keyName}`;
   setProviderField(file, provider, "api_key_ref", ref);
   return {

@@ -13,12 +13,14 @@ import {
 } from "node:fs";
 import { hostname } from "node:os";
 import { dirname } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { AppError } from "../util/errors.ts";
 
 // A cross-process lock for read-modify-write of one file (the CLI and the daemon both write vault.json).
 // The lock is a file created with O_EXCL. A lock whose holder died on this host, or that is older than
-// `staleMs`, is broken; waiting is bounded by `timeoutMs`. Synchronous on purpose: the critical sections are
-// a read, an encryption and an atomic write, a few milliseconds.
+// `staleMs`, is broken; waiting is bounded by `timeoutMs`. Waiting is asynchronous (timers), so a daemon whose
+// vault is held by a CLI keeps answering; the critical section itself is synchronous (a read, an encryption and
+// an atomic write, a few milliseconds), so the lock is never held across an await.
 
 export interface LockOptions {
   /** How long to wait for another holder before giving up (default 10 s). */
@@ -33,7 +35,11 @@ interface LockInfo {
   token: string;
 }
 
-export function withFileLock<T>(lockPath: string, fn: () => T, options: LockOptions = {}): T {
+/**
+ * Runs `fn` holding the lock. The first attempt is synchronous: when the lock is free, `fn` has run by the
+ * time the promise is returned; only a held lock makes it wait.
+ */
+export async function withFileLock<T>(lockPath: string, fn: () => T, options: LockOptions = {}): Promise<T> {
   const timeoutMs = options.timeoutMs ?? 10_000;
   const staleMs = options.staleMs ?? 30_000;
   const mine: LockInfo = { pid: process.pid, host: hostname(), token: randomBytes(12).toString("hex") };
@@ -50,7 +56,7 @@ export function withFileLock<T>(lockPath: string, fn: () => T, options: LockOpti
         `${lockPath} is held by another process${holder ? ` (pid ${holder.pid})` : ""}; try again, or delete that file if no assistant process is running`,
       );
     }
-    sleep(5 + Math.floor(Math.random() * 20)); // jitter, so waiters do not retry in lock step
+    await sleep(5 + Math.floor(Math.random() * 20)); // jitter, so waiters do not retry in lock step
   }
   try {
     return fn();
@@ -137,9 +143,4 @@ function isAlive(pid: number): boolean {
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === "EPERM"; // exists, owned by another user
   }
-}
-
-const sleeper = new Int32Array(new SharedArrayBuffer(4));
-function sleep(ms: number): void {
-  Atomics.wait(sleeper, 0, 0, ms);
 }

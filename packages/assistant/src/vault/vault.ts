@@ -117,11 +117,12 @@ export class Vault {
     return value;
   }
 
-  set(name: string, value: string): void {
+  /** Stores a secret; waits (asynchronously) while another process holds the vault's lock. */
+  async set(name: string, value: string): Promise<void> {
     assertValidName(name);
     assertValidValue(value);
     registerSecret(value);
-    withFileLock(
+    await withFileLock(
       this.lockFile,
       () => {
         const existing = readVaultFile(this.file);
@@ -138,9 +139,9 @@ export class Vault {
     );
   }
 
-  delete(name: string): void {
+  async delete(name: string): Promise<void> {
     assertValidName(name);
-    withFileLock(
+    await withFileLock(
       this.lockFile,
       () => {
         const doc = readVaultFile(this.file);

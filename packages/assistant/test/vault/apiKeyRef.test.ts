@@ -7,9 +7,9 @@ import { errorOf, removeTempDirs, tempPaths, vaultAt } from "./helpers.ts";
 afterEach(removeTempDirs);
 
 describe("resolveApiKeyRef", () => {
-  it("reads vault://<name> from the vault", () => {
+  it("reads vault://<name> from the vault", async () => {
     const vault = vaultAt(tempPaths());
-    vault.set("cloud_a_api_key", "sk-from-vault");
+    await vault.set("cloud_a_api_key", "sk-from-vault");
     expect(resolveApiKeyRef("vault://cloud_a_api_key", { vault, env: {} })).toBe("sk-from-vault");
   });
 
@@ -21,9 +21,9 @@ describe("resolveApiKeyRef", () => {
     expect(redact("key sk-from-env-123")).toBe("key [REDACTED]");
   });
 
-  it("throws not_found naming the ref, never a value, when the entry or variable is missing", () => {
+  it("throws not_found naming the ref, never a value, when the entry or variable is missing", async () => {
     const vault = vaultAt(tempPaths());
-    vault.set("other", "sk-other-value");
+    await vault.set("other", "sk-other-value");
     const missing = errorOf(() => resolveApiKeyRef("vault://cloud_b_api_key", { vault, env: {} }));
     expect(missing.code).toBe("not_found");
     expect(missing.message).toContain("vault://cloud_b_api_key");
@@ -46,9 +46,9 @@ describe("resolveApiKeyRef", () => {
     }
   });
 
-  it("passes vault_locked through", () => {
+  it("passes vault_locked through", async () => {
     const paths = tempPaths();
-    vaultAt(paths, { [MASTER_KEY_ENV]: "right" }).set("k", "value");
+    await vaultAt(paths, { [MASTER_KEY_ENV]: "right" }).set("k", "value");
     const vault = vaultAt(paths, { [MASTER_KEY_ENV]: "wrong" });
     expect(errorOf(() => resolveApiKeyRef("vault://k", { vault, env: {} })).code).toBe("vault_locked");
   });

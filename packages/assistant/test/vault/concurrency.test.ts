@@ -1,10 +1,12 @@
 import { spawn, spawnSync } from "node:child_process";
-import { mkdirSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { withFileLock } from "../../src/vault/fileLock.ts";
 import { KEYRING_ENV, MASTER_KEY_ENV } from "../../src/vault/keySource.ts";
+import { api, raw, startDaemon, tempDataDir } from "../helpers/daemon.ts";
 import { removeTempDirs, tempPaths, vaultAt } from "./helpers.ts";
 
 afterEach(removeTempDirs);
@@ -62,48 +64,89 @@ describe("lock file", () => {
     return Number(child.stdout.toString());
   }
 
-  it("breaks a lock left by a process that died", () => {
+  it("breaks a lock left by a process that died", async () => {
     const paths = tempPaths();
     mkdirSync(paths.dataDir, { recursive: true });
     writeFileSync(`${paths.vaultFile}.lock`, JSON.stringify({ pid: deadPid(), host: hostname(), token: "old" }));
     const started = Date.now();
-    vaultAt(paths, {}, { lock: { timeoutMs: 5_000 } }).set("a", "value");
+    await vaultAt(paths, {}, { lock: { timeoutMs: 5_000 } }).set("a", "value");
     expect(Date.now() - started).toBeLessThan(2_000);
     expect(vaultAt(paths).get("a")).toBe("value");
   });
 
-  it("waits a bounded time for a live holder, then fails with a clear error and changes nothing", () => {
+  it("waits a bounded time for a live holder, then fails with a clear error and changes nothing", async () => {
     const paths = tempPaths();
     mkdirSync(paths.dataDir, { recursive: true });
     writeFileSync(`${paths.vaultFile}.lock`, JSON.stringify({ pid: process.pid, host: hostname(), token: "live" }));
     const started = Date.now();
-    expect(() => vaultAt(paths, {}, { lock: { timeoutMs: 300 } }).set("a", "value")).toThrow(
+    await expect(vaultAt(paths, {}, { lock: { timeoutMs: 300 } }).set("a", "value")).rejects.toThrow(
       /is held by another process/,
     );
     expect(Date.now() - started).toBeGreaterThanOrEqual(300);
     expect(vaultAt(paths).list()).toEqual([]);
   });
 
-  it("breaks a lock older than staleMs even when its pid looks alive (pid reuse)", () => {
+  it("waits without blocking the event loop, and writes once the holder lets go", async () => {
+    const paths = tempPaths();
+    mkdirSync(paths.dataDir, { recursive: true });
+    const lock = `${paths.vaultFile}.lock`;
+    writeFileSync(lock, JSON.stringify({ pid: process.pid, host: hostname(), token: "live" }));
+    let ticks = 0;
+    const ticker = setInterval(() => ticks++, 10);
+    setTimeout(() => rmSync(lock), 300); // the other writer finishes
+    const started = Date.now();
+    await vaultAt(paths, {}, { lock: { timeoutMs: 5_000 } }).set("a", "value");
+    clearInterval(ticker);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(300);
+    expect(ticks).toBeGreaterThanOrEqual(10); // timers kept firing while the set waited
+    expect(vaultAt(paths).get("a")).toBe("value");
+    expect(existsSync(lock)).toBe(false);
+  });
+
+  it("breaks a lock older than staleMs even when its pid looks alive (pid reuse)", async () => {
     const paths = tempPaths();
     mkdirSync(paths.dataDir, { recursive: true });
     const lock = `${paths.vaultFile}.lock`;
     writeFileSync(lock, JSON.stringify({ pid: process.pid, host: hostname(), token: "ancient" }));
     const old = new Date(Date.now() - 120_000);
     utimesSync(lock, old, old);
-    vaultAt(paths, {}, { lock: { timeoutMs: 1_000 } }).set("a", "value");
+    await vaultAt(paths, {}, { lock: { timeoutMs: 1_000 } }).set("a", "value");
     expect(vaultAt(paths).get("a")).toBe("value");
   });
 
-  it("releases the lock when the critical section throws", () => {
+  it("releases the lock when the critical section throws", async () => {
     const paths = tempPaths();
     mkdirSync(paths.dataDir, { recursive: true });
     const lock = `${paths.vaultFile}.lock`;
-    expect(() =>
+    await expect(
       withFileLock(lock, () => {
         throw new Error("boom");
       }),
-    ).toThrow("boom");
-    expect(withFileLock(lock, () => 42, { timeoutMs: 100 })).toBe(42);
+    ).rejects.toThrow("boom");
+    expect(await withFileLock(lock, () => 42, { timeoutMs: 100 })).toBe(42);
+  });
+});
+
+describe("the daemon while another process holds the vault", () => {
+  it("keeps answering while PUT /api/vault waits for the lock, then stores the secret", async () => {
+    const dataDir = tempDataDir();
+    const daemon = await startDaemon({ [KEYRING_ENV]: "0", ASSISTANT_LOG: "warn" }, dataDir);
+    try {
+      // What `assistant vault set` leaves while it writes: a lock naming a live process.
+      const lock = join(dataDir, "vault.json.lock");
+      writeFileSync(lock, JSON.stringify({ pid: process.pid, host: hostname(), token: "cli" }));
+      const put = api(daemon, "PUT", "/api/vault", { key: "k", value: "v" });
+      for (let i = 0; i < 5; i++) {
+        const started = Date.now();
+        expect((await raw(`${daemon.url}/api/health`)).status).toBe(200);
+        expect(Date.now() - started).toBeLessThan(250);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      rmSync(lock);
+      expect((await put).status).toBe(200);
+      expect((await api(daemon, "GET", "/api/vault")).json().items).toEqual([{ key: "k" }]);
+    } finally {
+      await daemon.stop();
+    }
   });
 });

@@ -44,6 +44,17 @@ export function errorOf(fn: () => unknown): AppError {
   throw new Error("expected an error");
 }
 
+/** The AppError `fn` throws or its promise rejects with (fails the test when it is something else or nothing). */
+export async function failureOf(fn: () => unknown): Promise<AppError> {
+  try {
+    await fn();
+  } catch (error) {
+    expect(error).toBeInstanceOf(AppError);
+    return error as AppError;
+  }
+  throw new Error("expected an error");
+}
+
 export interface VaultJson {
   format: string;
   version: number;

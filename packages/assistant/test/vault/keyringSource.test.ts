@@ -3,7 +3,7 @@ import { createRequire } from "node:module";
 import { resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { KEYRING_ENV, type Keyring, keyringWanted, keySourceKind, MASTER_KEY_ENV } from "../../src/vault/keySource.ts";
-import { errorOf, readVaultJson, removeTempDirs, tempPaths, vaultAt } from "./helpers.ts";
+import { errorOf, failureOf, readVaultJson, removeTempDirs, tempPaths, vaultAt } from "./helpers.ts";
 
 // The keyring key source against a stand-in keyring (the real one is exercised by keyring.test.ts): which source
 // a new vault gets, the fallback to vault.key, and the refusals for an existing keyring vault.
@@ -54,20 +54,20 @@ describe("which key source a new vault gets", () => {
     expect(bad.message).toContain(`${KEYRING_ENV} must be 1`);
   });
 
-  it("an invalid ASSISTANT_VAULT_KEYRING stops a new vault before anything is written", () => {
+  it("an invalid ASSISTANT_VAULT_KEYRING stops a new vault before anything is written", async () => {
     const paths = tempPaths();
     const { keyring, calls } = standIn();
     const { vault } = withKeyring(paths, keyring, { [KEYRING_ENV]: "true" });
-    expect(errorOf(() => vault.set("a", "b")).code).toBe("config_invalid");
+    expect((await failureOf(() => vault.set("a", "b"))).code).toBe("config_invalid");
     expect(existsSync(paths.vaultFile)).toBe(false);
     expect(existsSync(paths.vaultKey)).toBe(false);
     expect(calls.write).toBe(0);
   });
 
-  it("does not load the native keyring module to list, check or use a key-file vault", () => {
+  it("does not load the native keyring module to list, check or use a key-file vault", async () => {
     const paths = tempPaths();
     const vault = vaultAt(paths, ON);
-    vaultAt(paths).set("a", "file-backed");
+    await vaultAt(paths).set("a", "file-backed");
     expect(vault.list()).toEqual(["a"]);
     expect(vault.has("a")).toBe(true);
     expect(vault.get("a")).toBe("file-backed");
@@ -78,12 +78,12 @@ describe("which key source a new vault gets", () => {
 });
 
 describe("a new vault in the keyring", () => {
-  it("stores 32 random bytes under the vault's absolute path, records key_source keyring, no vault.key", () => {
+  it("stores 32 random bytes under the vault's absolute path, records key_source keyring, no vault.key", async () => {
     const paths = tempPaths();
     const { keyring, entries } = standIn();
     const { vault, warnings } = withKeyring(paths, keyring);
     expect(vault.keySource).toBe("keyring");
-    vault.set("cloud_a_api_key", "sk-in-keyring");
+    await vault.set("cloud_a_api_key", "sk-in-keyring");
     expect(warnings).toEqual([]);
     expect(existsSync(paths.vaultKey)).toBe(false);
     expect([...entries.keys()]).toEqual([resolve(paths.vaultFile)]);
@@ -103,28 +103,28 @@ describe("a new vault in the keyring", () => {
     });
   });
 
-  it("asks the keyring once per process", () => {
+  it("asks the keyring once per process", async () => {
     const paths = tempPaths();
     const { keyring, calls } = standIn();
-    withKeyring(paths, keyring).vault.set("a", "1");
+    await withKeyring(paths, keyring).vault.set("a", "1");
     const { vault } = withKeyring(paths, keyring);
     const before = calls.read;
-    vault.set("b", "2");
+    await vault.set("b", "2");
     expect(vault.get("a")).toBe("1");
     expect(vault.get("b")).toBe("2");
-    vault.delete("a");
+    await vault.delete("a");
     expect(calls.read - before).toBe(1);
     expect(calls.write).toBe(1); // only when the vault was created
   });
 
-  it("reuses an entry an earlier vault at this path left, and never overwrites it", () => {
+  it("reuses an entry an earlier vault at this path left, and never overwrites it", async () => {
     const paths = tempPaths();
     const { keyring, entries, calls } = standIn();
-    withKeyring(paths, keyring).vault.set("a", "old vault");
+    await withKeyring(paths, keyring).vault.set("a", "old vault");
     const old = readFileSync(paths.vaultFile);
     const key = entries.get(resolve(paths.vaultFile));
     rmSync(paths.vaultFile); // moved aside, to start an empty vault
-    withKeyring(paths, keyring).vault.set("b", "new vault");
+    await withKeyring(paths, keyring).vault.set("b", "new vault");
     expect(calls.write).toBe(1);
     expect(entries.get(resolve(paths.vaultFile))).toBe(key);
     // the moved-aside vault still opens with the same entry
@@ -134,13 +134,13 @@ describe("a new vault in the keyring", () => {
 });
 
 describe("falling back to vault.key when the keyring fails", () => {
-  it("unreachable keyring: a key-file vault that records why, one warning, nothing lost", () => {
+  it("unreachable keyring: a key-file vault that records why, one warning, nothing lost", async () => {
     const paths = tempPaths();
     const { keyring, fail, calls } = standIn();
     fail.read = true;
     const { vault, warnings } = withKeyring(paths, keyring);
-    vault.set("a", "value");
-    vault.set("b", "value 2");
+    await vault.set("a", "value");
+    await vault.set("b", "value 2");
     expect(calls.write).toBe(0);
     expect(existsSync(paths.vaultKey)).toBe(true);
     const json = readVaultJson(paths.vaultFile) as ReturnType<typeof readVaultJson> & { keyring_fallback?: string };
@@ -161,7 +161,7 @@ describe("falling back to vault.key when the keyring fails", () => {
     expect(withKeyring(paths, keyring).vault.get("a")).toBe("value");
   });
 
-  it("a failed write or a read-back that differs falls back too", () => {
+  it("a failed write or a read-back that differs falls back too", async () => {
     for (const problem of ["write", "readback"] as const) {
       const paths = tempPaths();
       const { keyring, fail } = standIn();
@@ -171,7 +171,7 @@ describe("falling back to vault.key when the keyring fails", () => {
           ? { read: (account) => (keyring.read(account) ? "bm90IGl0" : null), write: keyring.write }
           : keyring;
       const { vault, warnings } = withKeyring(paths, lying);
-      vault.set("a", "value");
+      await vault.set("a", "value");
       expect(readVaultJson(paths.vaultFile).key_source).toBe("key_file");
       expect(warnings[0]).toContain(
         problem === "write" ? "storing the key in the OS keyring failed" : "did not return the key it was given",
@@ -180,12 +180,12 @@ describe("falling back to vault.key when the keyring fails", () => {
     }
   });
 
-  it("an entry at this path that is not a vault key is left alone", () => {
+  it("an entry at this path that is not a vault key is left alone", async () => {
     const paths = tempPaths();
     const { keyring, entries } = standIn();
     entries.set(resolve(paths.vaultFile), "someone else's password");
     const { vault, warnings } = withKeyring(paths, keyring);
-    vault.set("a", "value");
+    await vault.set("a", "value");
     expect(entries.get(resolve(paths.vaultFile))).toBe("someone else's password");
     expect(readVaultJson(paths.vaultFile).key_source).toBe("key_file");
     expect(warnings[0]).toContain("is not a vault key; it was left alone");
@@ -193,14 +193,14 @@ describe("falling back to vault.key when the keyring fails", () => {
 });
 
 describe("an existing keyring vault that cannot be opened", () => {
-  function keyringVault() {
+  async function keyringVault() {
     const paths = tempPaths();
     const kr = standIn();
-    withKeyring(paths, kr.keyring).vault.set("a", "value");
+    await withKeyring(paths, kr.keyring).vault.set("a", "value");
     return { paths, ...kr, before: readFileSync(paths.vaultFile) };
   }
 
-  function expectRefused(
+  async function expectRefused(
     paths: ReturnType<typeof tempPaths>,
     keyring: Keyring,
     before: Buffer,
@@ -214,7 +214,7 @@ describe("an existing keyring vault that cannot be opened", () => {
       () => vault.set("b", "x"),
       () => vault.delete("a"),
     ]) {
-      const error = errorOf(attempt);
+      const error = await failureOf(attempt);
       expect(error.code).toBe("vault_locked");
       expect(error.message).toContain(text);
       expect(error.message).toContain("nothing was changed");
@@ -225,35 +225,40 @@ describe("an existing keyring vault that cannot be opened", () => {
     expect(vault.status()).toMatchObject({ source: "keyring", key_ok: false });
   }
 
-  it("entry missing (another keyring or session): vault_locked naming the entry, file unchanged", () => {
-    const { paths, keyring, entries, before } = keyringVault();
+  it("entry missing (another keyring or session): vault_locked naming the entry, file unchanged", async () => {
+    const { paths, keyring, entries, before } = await keyringVault();
     const key = entries.get(resolve(paths.vaultFile))!;
     entries.clear();
-    expectRefused(paths, keyring, before, "the keyring has no such entry");
-    expectRefused(paths, keyring, before, `account "${resolve(paths.vaultFile)}"`);
+    await expectRefused(paths, keyring, before, "the keyring has no such entry");
+    await expectRefused(paths, keyring, before, `account "${resolve(paths.vaultFile)}"`);
     const { vault } = withKeyring(paths, keyring);
     expect(errorOf(() => vault.get("a")).message).not.toContain(key);
     expect(entries.size).toBe(0); // never re-created
   });
 
-  it("keyring unreachable, entry damaged or replaced: vault_locked, file unchanged", () => {
-    const { paths, keyring, entries, fail, before } = keyringVault();
+  it("keyring unreachable, entry damaged or replaced: vault_locked, file unchanged", async () => {
+    const { paths, keyring, entries, fail, before } = await keyringVault();
     fail.read = true;
-    expectRefused(paths, keyring, before, "the keyring cannot be reached (org.freedesktop.DBus.Error.ServiceUnknown");
+    await expectRefused(
+      paths,
+      keyring,
+      before,
+      "the keyring cannot be reached (org.freedesktop.DBus.Error.ServiceUnknown",
+    );
     fail.read = false;
     entries.set(resolve(paths.vaultFile), "not a key");
-    expectRefused(paths, keyring, before, "is not a 32-byte vault key");
+    await expectRefused(paths, keyring, before, "is not a 32-byte vault key");
     entries.set(resolve(paths.vaultFile), Buffer.alloc(32, 9).toString("base64"));
-    expectRefused(paths, keyring, before, "the key in the OS keyring does not match");
+    await expectRefused(paths, keyring, before, "the key in the OS keyring does not match");
   });
 
-  it("a master key in the environment does not open a keyring vault", () => {
-    const { paths, keyring, before } = keyringVault();
-    expectRefused(paths, keyring, before, `${MASTER_KEY_ENV} is set`, { [MASTER_KEY_ENV]: "mk" });
+  it("a master key in the environment does not open a keyring vault", async () => {
+    const { paths, keyring, before } = await keyringVault();
+    await expectRefused(paths, keyring, before, `${MASTER_KEY_ENV} is set`, { [MASTER_KEY_ENV]: "mk" });
   });
 
-  it("vault.json naming keyring_fallback on anything but a key-file vault is damaged", () => {
-    const { paths, keyring } = keyringVault();
+  it("vault.json naming keyring_fallback on anything but a key-file vault is damaged", async () => {
+    const { paths, keyring } = await keyringVault();
     const json = { ...readVaultJson(paths.vaultFile), keyring_fallback: "x" };
     writeFileSync(paths.vaultFile, JSON.stringify(json));
     const error = errorOf(() => withKeyring(paths, keyring).vault.get("a"));

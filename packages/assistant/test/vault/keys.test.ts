@@ -1,14 +1,14 @@
 import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { keyFileModeOk, keySourceKind, MASTER_KEY_ENV } from "../../src/vault/keySource.ts";
-import { errorOf, filesAtRest, readVaultJson, removeTempDirs, tempPaths, vaultAt } from "./helpers.ts";
+import { errorOf, failureOf, filesAtRest, readVaultJson, removeTempDirs, tempPaths, vaultAt } from "./helpers.ts";
 
 afterEach(removeTempDirs);
 
 const master = (key: string) => ({ [MASTER_KEY_ENV]: key });
 
 describe("key sources", () => {
-  it("uses vault.key when no master key is set, and the master key through scrypt when it is", () => {
+  it("uses vault.key when no master key is set, and the master key through scrypt when it is", async () => {
     expect(keySourceKind({}, "linux")).toBe("key_file");
     expect(keySourceKind({ [MASTER_KEY_ENV]: "" }, "linux")).toBe("key_file"); // empty counts as unset
     expect(keySourceKind(master("x"))).toBe("master_key");
@@ -16,14 +16,14 @@ describe("key sources", () => {
     const filePaths = tempPaths();
     const fileVault = vaultAt(filePaths);
     expect(fileVault.keySource).toBe("key_file");
-    fileVault.set("a", "from-file");
+    await fileVault.set("a", "from-file");
     expect(existsSync(filePaths.vaultKey)).toBe(true);
     expect(readVaultJson(filePaths.vaultFile).kdf).toBeUndefined();
 
     const kdfPaths = tempPaths();
     const kdfVault = vaultAt(kdfPaths, master("correct horse battery staple"));
     expect(kdfVault.keySource).toBe("master_key");
-    kdfVault.set("a", "from-master");
+    await kdfVault.set("a", "from-master");
     expect(existsSync(kdfPaths.vaultKey)).toBe(false); // no key file when a master key is used
     const json = readVaultJson(kdfPaths.vaultFile);
     expect(json.key_source).toBe("master_key");
@@ -33,22 +33,22 @@ describe("key sources", () => {
     expect(vaultAt(kdfPaths, master("correct horse battery staple")).get("a")).toBe("from-master");
   });
 
-  it("gives the same vault.key to every instance and reuses an existing one", () => {
+  it("gives the same vault.key to every instance and reuses an existing one", async () => {
     const paths = tempPaths();
-    vaultAt(paths).set("a", "one");
+    await vaultAt(paths).set("a", "one");
     const key = readFileSync(paths.vaultKey);
     rmSync(paths.vaultFile);
-    vaultAt(paths).set("b", "two"); // a new vault.json, the same key file
+    await vaultAt(paths).set("b", "two"); // a new vault.json, the same key file
     expect(readFileSync(paths.vaultKey).equals(key)).toBe(true);
     expect(vaultAt(paths).get("b")).toBe("two");
   });
 
-  it("reports vault.key permissions for doctor", () => {
+  it("reports vault.key permissions for doctor", async () => {
     const paths = tempPaths();
     expect(keyFileModeOk(paths.vaultKey)).toBeUndefined();
     const vault = vaultAt(paths);
     expect(vault.status()).toMatchObject({ exists: false, count: 0, source: "key_file", key_file_exists: false });
-    vault.set("a", "value");
+    await vault.set("a", "value");
     expect(keyFileModeOk(paths.vaultKey)).toBe(true);
     chmodSync(paths.vaultKey, 0o644);
     expect(keyFileModeOk(paths.vaultKey)).toBe(false);
@@ -65,9 +65,9 @@ describe("key sources", () => {
 });
 
 describe("a key that does not match", () => {
-  it("wrong master key: clear vault_locked error and vault.json stays byte-identical", () => {
+  it("wrong master key: clear vault_locked error and vault.json stays byte-identical", async () => {
     const paths = tempPaths();
-    vaultAt(paths, master("the right key")).set("cloud_a_api_key", "sk-right");
+    await vaultAt(paths, master("the right key")).set("cloud_a_api_key", "sk-right");
     const before = readFileSync(paths.vaultFile);
     const wrong = vaultAt(paths, master("the wrong key"));
     for (const attempt of [
@@ -77,7 +77,7 @@ describe("a key that does not match", () => {
       () => wrong.set("new_key", "value"),
       () => wrong.delete("cloud_a_api_key"),
     ]) {
-      const error = errorOf(attempt);
+      const error = await failureOf(attempt);
       expect(error.code).toBe("vault_locked");
       expect(error.message).toContain("the vault master key does not match the one");
       expect(error.message).toContain(paths.vaultFile);
@@ -91,32 +91,32 @@ describe("a key that does not match", () => {
     expect(vaultAt(paths, master("the right key")).get("cloud_a_api_key")).toBe("sk-right");
   });
 
-  it("master-key vault without the master key, and key-file vault with one: refused, unchanged", () => {
+  it("master-key vault without the master key, and key-file vault with one: refused, unchanged", async () => {
     const mk = tempPaths();
-    vaultAt(mk, master("mk")).set("a", "value");
+    await vaultAt(mk, master("mk")).set("a", "value");
     const mkBefore = readFileSync(mk.vaultFile);
-    const unset = errorOf(() => vaultAt(mk).set("a", "other"));
+    const unset = await failureOf(() => vaultAt(mk).set("a", "other"));
     expect(unset.code).toBe("vault_locked");
     expect(unset.message).toContain(`${MASTER_KEY_ENV} is not set`);
     expect(readFileSync(mk.vaultFile).equals(mkBefore)).toBe(true);
     expect(existsSync(mk.vaultKey)).toBe(false); // no key file was created to "fix" it
 
     const kf = tempPaths();
-    vaultAt(kf).set("a", "value");
+    await vaultAt(kf).set("a", "value");
     const kfBefore = readFileSync(kf.vaultFile);
     const set = errorOf(() => vaultAt(kf, master("mk")).get("a"));
     expect(set.code).toBe("vault_locked");
     expect(set.message).toContain(`${MASTER_KEY_ENV} is set`);
-    expect(errorOf(() => vaultAt(kf, master("mk")).set("b", "x")).code).toBe("vault_locked");
+    expect((await failureOf(() => vaultAt(kf, master("mk")).set("b", "x"))).code).toBe("vault_locked");
     expect(readFileSync(kf.vaultFile).equals(kfBefore)).toBe(true);
   });
 
-  it("missing or replaced vault.key: refused, never regenerated", () => {
+  it("missing or replaced vault.key: refused, never regenerated", async () => {
     const paths = tempPaths();
-    vaultAt(paths).set("a", "value");
+    await vaultAt(paths).set("a", "value");
     const before = readFileSync(paths.vaultFile);
     rmSync(paths.vaultKey);
-    const missing = errorOf(() => vaultAt(paths).set("b", "x"));
+    const missing = await failureOf(() => vaultAt(paths).set("b", "x"));
     expect(missing.code).toBe("vault_locked");
     expect(missing.message).toContain("which is missing");
     expect(existsSync(paths.vaultKey)).toBe(false);
@@ -133,10 +133,10 @@ describe("a key that does not match", () => {
 });
 
 describe("damaged files", () => {
-  it("detects altered ciphertext, tag and IV", () => {
+  it("detects altered ciphertext, tag and IV", async () => {
     for (const field of ["data", "tag", "iv"] as const) {
       const paths = tempPaths();
-      vaultAt(paths).set("a", "some secret value");
+      await vaultAt(paths).set("a", "some secret value");
       const json = readVaultJson(paths.vaultFile);
       const bytes = Buffer.from(json.secrets.a![field], "base64");
       bytes[0]! ^= 1;
@@ -148,11 +148,11 @@ describe("damaged files", () => {
     }
   });
 
-  it("detects entries swapped between names", () => {
+  it("detects entries swapped between names", async () => {
     const paths = tempPaths();
     const vault = vaultAt(paths);
-    vault.set("a", "value of a");
-    vault.set("b", "value of b");
+    await vault.set("a", "value of a");
+    await vault.set("b", "value of b");
     const json = readVaultJson(paths.vaultFile);
     [json.secrets.a, json.secrets.b] = [json.secrets.b!, json.secrets.a!];
     writeFileSync(paths.vaultFile, JSON.stringify(json));
@@ -160,7 +160,7 @@ describe("damaged files", () => {
     expect(errorOf(() => vault.get("b")).message).toContain('"b" failed authentication');
   });
 
-  it("corrupt JSON or a wrong shape is a clear error naming the file, and the file is never replaced", () => {
+  it("corrupt JSON or a wrong shape is a clear error naming the file, and the file is never replaced", async () => {
     const cases = [
       "{ not json",
       "[]",
@@ -178,7 +178,7 @@ describe("damaged files", () => {
     ];
     for (const text of cases) {
       const paths = tempPaths();
-      vaultAt(paths).set("seed", "value"); // creates the data dir and vault.key
+      await vaultAt(paths).set("seed", "value"); // creates the data dir and vault.key
       writeFileSync(paths.vaultFile, text);
       const vault = vaultAt(paths);
       for (const attempt of [
@@ -187,7 +187,7 @@ describe("damaged files", () => {
         () => vault.set("a", "b"),
         () => vault.delete("seed"),
       ]) {
-        const error = errorOf(attempt);
+        const error = await failureOf(attempt);
         expect(error.code).toBe("config_invalid");
         expect(error.message).toContain(paths.vaultFile);
       }
@@ -197,16 +197,16 @@ describe("damaged files", () => {
 });
 
 describe("nothing in plaintext", () => {
-  it("a canary secret and the master key never appear in any file under the data dir", () => {
+  it("a canary secret and the master key never appear in any file under the data dir", async () => {
     const canary = `CANARY-${Math.random().toString(36).slice(2)}-secret`;
     const masterKey = "master-key-canary-4711";
     for (const env of [{}, master(masterKey)]) {
       const paths = tempPaths();
       const vault = vaultAt(paths, env);
-      vault.set("canary", canary);
-      vault.set("multi", `${canary}\nline two`);
-      vault.set("other", "x");
-      vault.delete("other");
+      await vault.set("canary", canary);
+      await vault.set("multi", `${canary}\nline two`);
+      await vault.set("other", "x");
+      await vault.delete("other");
       expect(vault.get("canary")).toBe(canary);
       const needles = [canary, masterKey].flatMap((s) => [
         Buffer.from(s, "utf8"),

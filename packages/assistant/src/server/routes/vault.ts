@@ -26,8 +26,8 @@ export function vaultRoutes(services: Services): RouteSpec[] {
       tag: "vault",
       body: z.strictObject({ key: keySchema, value: z.string().min(1) }),
       response: z.object({ key: z.string() }),
-      handler: ({ body }) => {
-        services.vault.set(body.key, body.value);
+      handler: async ({ body }) => {
+        await services.vault.set(body.key, body.value);
         services.events.emit("vault_updated", { key: body.key, action: "set" });
         return { key: body.key };
       },
@@ -39,8 +39,8 @@ export function vaultRoutes(services: Services): RouteSpec[] {
       tag: "vault",
       body: z.strictObject({ key: keySchema }),
       response: z.object({ key: z.string(), deleted: z.literal(true) }),
-      handler: ({ body }) => {
-        services.vault.delete(body.key);
+      handler: async ({ body }) => {
+        await services.vault.delete(body.key);
         services.events.emit("vault_updated", { key: body.key, action: "delete" });
         return { key: body.key, deleted: true as const };
       },

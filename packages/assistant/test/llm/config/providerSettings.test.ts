@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { llmRouterSchema } from "../../../src/config/schemas/llmRouter.ts";
 import { addCloudA, addCloudB, listProviders, setLocalServer } from "../../../src/llm/providerSettings.ts";
+import { AppError } from "../../../src/util/errors.ts";
 import { Vault } from "../../../src/vault/vault.ts";
 import { appError, tempData } from "../../config/helpers.ts";
 
@@ -15,9 +16,9 @@ function setup() {
 }
 
 describe("listProviders", () => {
-  it("says where each key comes from and whether it is there, never what it is", () => {
+  it("says where each key comes from and whether it is there, never what it is", async () => {
     const { vault } = setup();
-    vault.set("cloud_a_api_key", SECRET);
+    await vault.set("cloud_a_api_key", SECRET);
     const config = llmRouterSchema.parse({
       providers: {
         cloud_a: { api_key_ref: "vault://cloud_a_api_key" },
@@ -110,10 +111,24 @@ describe("setLocalServer", () => {
   });
 });
 
+/** The AppError a promise rejects with. */
+async function rejection(promise: Promise<unknown>): Promise<AppError> {
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(AppError);
+  return error as AppError;
+}
+
 describe("addCloudA and addCloudB", () => {
-  it("stores the key in the vault only and refers to it from the router file", () => {
+  it("stores the key in the vault only and refers to it from the router file", async () => {
     const { data, vault, router } = setup();
-    const change = addCloudA(data.paths, vault, { apiKey: ` ${SECRET}\n`, category: "conversation", model: "gpt-4o" });
+    const change = await addCloudA(data.paths, vault, {
+      apiKey: ` ${SECRET}\n`,
+      category: "conversation",
+      model: "gpt-4o",
+    });
     expect(change).toMatchObject({ provider: "cloud_a", api_key_ref: "vault://cloud_a_api_key", key_stored: true });
     expect(vault.get("cloud_a_api_key")).toBe(SECRET);
     expect(router()).not.toContain(SECRET);
@@ -121,25 +136,25 @@ describe("addCloudA and addCloudB", () => {
     expect(file.providers.cloud_a).toEqual({ api_key_ref: "vault://cloud_a_api_key" });
     expect(file.task_types.conversation.primary).toEqual({ provider: "cloud_a", model: "gpt-4o" });
     // A second run without a key uses the stored one.
-    expect(addCloudA(data.paths, vault, {}).key_stored).toBe(false);
+    expect((await addCloudA(data.paths, vault, {})).key_stored).toBe(false);
   });
 
-  it("without a key and an empty vault says how to give one, and writes nothing", () => {
+  it("without a key and an empty vault says how to give one, and writes nothing", async () => {
     const { data, vault } = setup();
-    const error = appError(() => addCloudB(data.paths, vault, { category: "conversation", model: "x/y" }));
+    const error = await rejection(addCloudB(data.paths, vault, { category: "conversation", model: "x/y" }));
     expect(error.message).toBe(
       "cloud_b needs an API key and the vault has none (cloud_b_api_key): pipe it on standard input (`assistant config provider add-cloud-b < key.txt`), store it with `assistant vault set cloud_b_api_key`, or pass --api-key (which may stay in your shell history)",
     );
-    expect(appError(() => addCloudB(data.paths, vault, { apiKey: "  " })).message).toBe("the API key is empty");
+    expect((await rejection(addCloudB(data.paths, vault, { apiKey: "  " }))).message).toBe("the API key is empty");
     expect(existsSync(data.paths.routerFile)).toBe(false);
     expect(vault.list()).toEqual([]);
   });
 
-  it("does not store the key when the router file is invalid", () => {
+  it("does not store the key when the router file is invalid", async () => {
     const { data, vault } = setup();
     const invalid = "providers:\n  cloud_a:\n    api_key: inline\n";
     data.write("llm_router.yaml", invalid);
-    const error = appError(() => addCloudA(data.paths, vault, { apiKey: SECRET }));
+    const error = await rejection(addCloudA(data.paths, vault, { apiKey: SECRET }));
     expect(error.message).toContain("providers.cloud_a.api_key: unknown key");
     expect(vault.list()).toEqual([]);
     expect(readFileSync(data.paths.routerFile, "utf8")).toBe(invalid);
