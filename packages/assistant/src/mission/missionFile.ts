@@ -29,6 +29,13 @@ export function readMissionFile(paths: DataPaths): MissionFileRead {
  */
 export function updateMissionFile(paths: DataPaths, changes: Record<string, unknown>): string[] {
   const file = configFilePath("autonomous_mission", paths);
+  // Unknown keys are refused before the file is read: the merge below re-renders the document for every key, so
+  // thousands of keys in one body kept the daemon busy for minutes.
+  const unknown = Object.keys(changes).filter((key) => !MISSION_KEYS.includes(key));
+  if (unknown.length > 0) {
+    const more = unknown.length > 1 ? ` (and ${unknown.length - 1} more)` : "";
+    throw invalidChange(new ConfigError(file, unknown[0]!, `unknown key${more}`));
+  }
   const changed: string[] = [];
   let read = false;
   try {
@@ -53,15 +60,18 @@ export function updateMissionFile(paths: DataPaths, changes: Record<string, unkn
         key: error.key,
       });
     }
-    const known = MISSION_KEYS.join(", ");
-    const hint = error.reason === "unknown key" ? ` (known keys: ${known})` : "";
-    throw new AppError("invalid_request", `${error.message}${hint}`, {
-      field: error.key || "body",
-      file: error.file,
-      reason: error.reason,
-    });
+    throw invalidChange(error);
   }
   return changed;
+}
+
+function invalidChange(error: ConfigError): AppError {
+  const hint = error.reason.startsWith("unknown key") ? ` (known keys: ${MISSION_KEYS.join(", ")})` : "";
+  return new AppError("invalid_request", `${error.message}${hint}`, {
+    field: error.key || "body",
+    file: error.file,
+    reason: error.reason,
+  });
 }
 
 /** Where the reports go: report_dir as is when absolute, else under the data directory. */

@@ -429,4 +429,23 @@ describe("the file", () => {
     // null removes a key: its default applies again.
     expect(rig.mission.update({ heartbeat_preferred_task_type: null }).heartbeat_preferred_task_type).toBeNull();
   });
+
+  it("refuses thousands of unknown keys at once, before any YAML work (they used to stall the daemon)", () => {
+    rig = createRig();
+    writeFileSync(rig.paths.mission, "objective: Old\n");
+    rig.mission.start();
+    const changes = Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`k${i}`, i]));
+    const started = Date.now();
+    let error: unknown;
+    try {
+      rig.mission.update({ objective: "New", ...changes });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(Date.now() - started).toBeLessThan(500);
+    expect(error).toBeInstanceOf(AppError);
+    expect((error as AppError).details?.field).toBe("k0");
+    expect((error as AppError).message).toContain("k0: unknown key (and 4999 more) (known keys: objective,");
+    expect(readFileSync(rig.paths.mission, "utf8")).toBe("objective: Old\n");
+  });
 });
