@@ -2,8 +2,10 @@ import Fastify, { type FastifyInstance } from "fastify";
 import type { Services } from "../runtime/services.ts";
 import { AppError } from "../util/errors.ts";
 import { createAuthentication } from "./authentication.ts";
+import { beforeSend } from "./beforeSend.ts";
+import { installBodyParsers } from "./bodyParsers.ts";
 import { createBrowserGuard } from "./browserGuard.ts";
-import { errorBody, installErrorHandlers } from "./errors.ts";
+import { errorBody, errorReplier, installErrorHandlers, payloadTooLarge } from "./errors.ts";
 import { registerRoutes } from "./registerRoutes.ts";
 import type { RouteSpec } from "./route.ts";
 import { agentRoutes } from "./routes/agents.ts";
@@ -13,7 +15,7 @@ import { doctorRoutes } from "./routes/doctor.ts";
 import { eventRoutes } from "./routes/events.ts";
 import { memoryRoutes } from "./routes/memory.ts";
 import { messageRoutes } from "./routes/message.ts";
-import { missionRoutes, parseYamlBody, YAML_CONTENT_TYPES } from "./routes/mission.ts";
+import { missionRoutes } from "./routes/mission.ts";
 import { openaiRoutes } from "./routes/openai.ts";
 import { permissionRoutes } from "./routes/permissions.ts";
 import { pluginRoutes } from "./routes/plugins.ts";
@@ -55,8 +57,14 @@ export function allRoutes(services: Services): RouteSpec[] {
 }
 
 export function buildApp(services: Services): FastifyInstance {
+  const replyWithError = errorReplier(services.logger, services.settings.maxBodyBytes);
   const app = Fastify({
     logger: false,
+    // Errors raised while routing (a bad %-escape, an over-long path parameter) skip every hook.
+    frameworkErrors: async (error, request, reply) => {
+      await beforeSend(request, reply);
+      replyWithError(error, request, reply);
+    },
     bodyLimit: services.settings.maxBodyBytes,
     // The real limits are ours (body size, timeouts); these keep a slow client from holding a socket forever.
     requestTimeout: 0,
@@ -80,16 +88,19 @@ export function buildApp(services: Services): FastifyInstance {
       );
     },
   });
-  app.removeContentTypeParser("text/plain"); // JSON only: anything else is 415
-  // YAML only where a route accepts it (the mission file); the parser refuses it elsewhere. bodyLimit applies.
-  app.addContentTypeParser(YAML_CONTENT_TYPES, { parseAs: "string" }, parseYamlBody);
-
-  installErrorHandlers(app, services.logger, services.settings.maxBodyBytes);
+  installBodyParsers(app);
+  installErrorHandlers(app, replyWithError);
   app.addHook("onRequest", createBrowserGuard(services.settings, services.port));
   app.addHook("onRequest", createAuthentication(services.token, services.webSessions));
-  app.addHook("onSend", async (_request, reply, payload) => {
-    reply.header("x-content-type-options", "nosniff");
-    reply.header("referrer-policy", "no-referrer");
+  // Fastify reads (and limits) the bodies of POST, PUT, PATCH and DELETE only; a GET announcing an over-limit
+  // body is refused the same way.
+  app.addHook("onRequest", async (request) => {
+    if (Number(request.headers["content-length"]) > services.settings.maxBodyBytes) {
+      throw payloadTooLarge(services.settings.maxBodyBytes);
+    }
+  });
+  app.addHook("onSend", async (request, reply, payload) => {
+    await beforeSend(request, reply);
     return payload;
   });
   app.addHook("onResponse", async (request, reply) => {

@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyInstance } from "fastify";
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Logger } from "../log/logger.ts";
 import { AppError, isAppError } from "../util/errors.ts";
 
@@ -11,11 +11,15 @@ export function errorBody(error: AppError): ErrorBody {
   return { error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) } };
 }
 
+export function payloadTooLarge(maxBodyBytes: number): AppError {
+  return new AppError("payload_too_large", `request body is larger than the limit of ${maxBodyBytes} bytes`);
+}
+
 // Fastify's own errors, translated to the API's codes and to messages a person can act on.
 function fromFastify(error: FastifyError, maxBodyBytes: number): AppError | undefined {
   switch (error.code) {
     case "FST_ERR_CTP_BODY_TOO_LARGE":
-      return new AppError("payload_too_large", `request body is larger than the limit of ${maxBodyBytes} bytes`);
+      return payloadTooLarge(maxBodyBytes);
     case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
       return new AppError("unsupported_media_type", "send the request body as application/json");
     case "FST_ERR_CTP_EMPTY_JSON_BODY":
@@ -26,6 +30,14 @@ function fromFastify(error: FastifyError, maxBodyBytes: number): AppError | unde
       return new AppError("invalid_request", "request body is not valid JSON", { field: "body" });
     case "FST_ERR_CTP_INVALID_CONTENT_LENGTH":
       return new AppError("invalid_request", "Content-Length does not match the body");
+    case "FST_ERR_BAD_URL":
+      return new AppError("invalid_request", "the URL is not valid: a path segment has a bad %-escape", {
+        field: "url",
+      });
+    case "FST_ERR_MAX_PARAM_LENGTH":
+      return new AppError("invalid_request", "an id or name in the URL is too long", {
+        field: "url",
+      });
   }
   if (error instanceof SyntaxError || (error.statusCode === 400 && /JSON/i.test(error.message))) {
     return new AppError("invalid_request", "request body is not valid JSON", { field: "body" });
@@ -34,11 +46,23 @@ function fromFastify(error: FastifyError, maxBodyBytes: number): AppError | unde
   if (error.statusCode === 415)
     return new AppError("unsupported_media_type", "send the request body as application/json");
   if (error.statusCode === 429) return new AppError("rate_limited", "too many requests; retry later");
+  if (error.statusCode === 404) return new AppError("not_found", error.message);
+  // Any other request error Fastify raises: its message names the problem, the shape is ours.
+  if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
+    return new AppError("invalid_request", error.message);
+  }
   return undefined;
 }
 
-export function installErrorHandlers(app: FastifyInstance, logger: Logger, maxBodyBytes: number): void {
-  app.setErrorHandler((error: FastifyError, request, reply) => {
+export type ErrorReplier = (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => FastifyReply;
+
+/**
+ * Answers an error in the API's shape: an AppError as it is, Fastify's own errors translated, anything else a
+ * 500. Both the error handler and Fastify's `frameworkErrors` (errors raised while routing, before any hook:
+ * bad %-escapes, over-long path parameters) answer through it.
+ */
+export function errorReplier(logger: Logger, maxBodyBytes: number): ErrorReplier {
+  return (error, request, reply) => {
     const known = isAppError(error) ? error : fromFastify(error, maxBodyBytes);
     if (!known) {
       // The stack goes to the log only; the client gets a generic message.
@@ -52,7 +76,11 @@ export function installErrorHandlers(app: FastifyInstance, logger: Logger, maxBo
     }
     if (known.code === "rate_limited" && !reply.getHeader("retry-after")) reply.header("retry-after", "60");
     return reply.status(known.status).send(errorBody(known));
-  });
+  };
+}
+
+export function installErrorHandlers(app: FastifyInstance, replyWithError: ErrorReplier): void {
+  app.setErrorHandler(replyWithError);
   app.setNotFoundHandler((request, reply) => {
     reply
       .status(404)

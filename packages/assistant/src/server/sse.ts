@@ -42,6 +42,10 @@ export function streamEvents(
     connection: "keep-alive",
     "x-accel-buffering": "no",
   });
+  if (request.method === "HEAD") {
+    out.end(); // HEAD gets the headers only; a stream would hold the connection with nothing to send
+    return;
+  }
   openStreams.add(reply);
 
   let lastSent = afterSeq;

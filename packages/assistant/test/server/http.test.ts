@@ -4,6 +4,8 @@ import { AssistantClient } from "@assistant/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RawResponse, raw, startDaemon, type TestDaemon } from "../helpers/daemon.ts";
 import { filesAtRest } from "../helpers/files.ts";
+import { errorShapeProblem } from "./fuzz/contract.ts";
+import { sendFuzzRequest } from "./fuzz/send.ts";
 
 let daemon: TestDaemon;
 let auth: Record<string, string>;
@@ -256,6 +258,72 @@ describe("openapi", () => {
     }
     expect(doc.paths["/api/vault"].put.requestBody.content["application/json"].schema.properties.key).toBeDefined();
     expect(doc.paths["/api/health"].get.security).toEqual([]);
+  });
+});
+
+describe("hostile input", () => {
+  const deep = (depth: number) => `${"[".repeat(depth)}1${"]".repeat(depth)}`;
+
+  it("refuses JSON nested more than 64 levels with 400 before any route code runs", async () => {
+    const vault = (value: string) =>
+      raw(`${daemon.url}/api/vault`, {
+        method: "PUT",
+        headers: { ...auth, "content-type": "application/json" },
+        body: `{"key":"a","value":${value}}`,
+      });
+    const tooDeep = await vault(deep(64)); // 65 with the body object itself
+    expectError(tooDeep, 400, "invalid_request");
+    expect(tooDeep.json().error.message).toContain("nested more than 64 levels");
+    const atLimit = await vault(deep(63)); // reaches validation, which names the field
+    expect(atLimit.json().error.details.field).toBe("body.value");
+    const mission = await raw(`${daemon.url}/api/autonomous-mission`, {
+      method: "PUT",
+      headers: { ...auth, "content-type": "application/json" },
+      body: `{"objective":${deep(1000)}}`,
+    });
+    expectError(mission, 400, "invalid_request");
+    const yaml = (body: string) =>
+      raw(`${daemon.url}/api/autonomous-mission`, {
+        method: "PUT",
+        headers: { ...auth, "content-type": "application/yaml" },
+        body,
+      });
+    const deepYaml = await yaml(`objective: ${deep(100)}\n`);
+    expectError(deepYaml, 400, "invalid_request");
+    expect(deepYaml.json().error.message).toContain("nested more than 64 levels");
+    expectError(await yaml(`objective: ${deep(1500)}\n`), 400, "invalid_request"); // past yaml's own parser
+  });
+
+  it("answers bodies far over the limit with 413, on every method, without resetting the connection", async () => {
+    const body = `{"a":"${"x".repeat(8 * 1024 * 1024)}"}`;
+    for (const [method, path] of [
+      ["POST", "/api/auth/login-code"],
+      ["PUT", "/api/vault"],
+      ["POST", "/api/router/embedded/reload"],
+      ["GET", "/api/status"],
+    ] as const) {
+      for (const chunked of method === "GET" ? [false] : [false, true]) {
+        const headers = { ...auth, "content-type": "application/json" };
+        const outcome = await sendFuzzRequest(
+          daemon.url,
+          { kind: "over_limit", operation: "", method, path, headers, body, chunked },
+          20_000,
+        );
+        expect(outcome.error, `${method} ${path} chunked=${chunked}`).toBeUndefined();
+        expect(outcome.answer?.status).toBe(413);
+        expect(errorShapeProblem(outcome.answer?.body ?? "")).toBeUndefined();
+      }
+    }
+  });
+
+  it("answers the framework's own errors in the error shape", async () => {
+    expectError(await raw(`${daemon.url}/api/tasks/%ff`, { headers: auth }), 400, "invalid_request");
+    expectError(await raw(`${daemon.url}/api/%zz`), 400, "invalid_request");
+    expectError(await raw(`${daemon.url}/api/tasks/${"x".repeat(200)}`, { headers: auth }), 400, "invalid_request");
+    expectError(await raw(`${daemon.url}/api/vault`, { method: "PATCH", headers: auth }), 404, "not_found");
+    const head = await raw(`${daemon.url}/api/events`, { method: "HEAD", headers: auth });
+    expect(head.status).toBe(200);
+    expect(head.headers["content-type"]).toContain("text/event-stream");
   });
 });
 

@@ -104,9 +104,10 @@ export function routerRoutes(services: Services): RouteSpec[] {
       url: "/api/router/embedded/calibrate",
       summary: "Measures tokens/s with a few thread counts, keeps the fastest settings and stores them",
       tag: "router",
-      handler: async (_input, request) => {
+      handler: async (_input, _request, reply) => {
         const aborted = new AbortController();
-        request.raw.on("close", () => aborted.abort());
+        // The reply's close, not the request's: the request closes as soon as its body has been read.
+        reply.raw.on("close", () => aborted.abort());
         try {
           return await llm.embedded.calibrate(aborted.signal);
         } catch (error) {
