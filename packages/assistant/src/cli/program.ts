@@ -6,6 +6,7 @@ import type { CliContext } from "./context.ts";
 import { registerDaemonCommands } from "./daemon.ts";
 import { registerMemoryCommands } from "./memory.ts";
 import { registerModelsCommands } from "./models.ts";
+import { registerOpenCommand } from "./open.ts";
 import { registerPathsCommand } from "./paths.ts";
 import { registerPermissionsCommands } from "./permissions.ts";
 import { registerPluginCommands } from "./plugin.ts";
@@ -22,6 +23,7 @@ import { registerVaultCommands } from "./vault.ts";
 const registrations: Array<(program: Command, ctx: CliContext) => void> = [
   registerPathsCommand,
   registerDaemonCommands,
+  registerOpenCommand,
   registerVaultCommands,
   registerSetupCommands,
   registerModelsCommands,
