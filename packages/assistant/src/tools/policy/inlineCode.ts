@@ -1,3 +1,4 @@
+import { firstOperand } from "./options.ts";
 import { DYNAMIC, type ShellDialect } from "./shellCode.ts";
 
 // Shells and interpreters, and where each takes the program it runs from: inline code in its arguments
@@ -141,6 +142,32 @@ function subcommandProgram(codeWords: ReadonlySet<string>, args: readonly string
   return args.some((a) => !a.startsWith("-")) ? FILE : STDIN;
 }
 
+/** What awk's or sed's options say about its program. */
+interface ScriptOptions {
+  /** Program text given by options (`-e`, `--source`, `--expression`). */
+  code: string[];
+  /** A program file (`-f`): the first operand is then data, not the program. */
+  file: boolean;
+  /** `--sandbox`: no command can run, whatever the program. */
+  sandbox: boolean;
+}
+
+/**
+ * awk's and sed's program: given by options, else the first operand unless read from a file; code only when
+ * `runs` finds a way to start a process in it. `read` is firstOperand's reader, writing what it finds to `found`.
+ */
+function scriptProgram(
+  args: readonly string[],
+  runs: (program: string) => boolean,
+  read: (found: ScriptOptions, option: string, value: () => string | undefined) => boolean,
+): Program {
+  const found: ScriptOptions = { code: [], file: false, sandbox: false };
+  const operand = firstOperand(args, (option, value) => read(found, option, value));
+  if (!found.file && found.code.length === 0) found.code.push(args[operand] ?? DYNAMIC);
+  if (found.sandbox || !found.code.some(runs)) return FILE;
+  return { kind: "code", code: found.code };
+}
+
 /**
  * awk's program is its first operand unless `-f` names a file. It can start a process only through `system`,
  * a pipe (`print | "cmd"`, `"cmd" | getline`, `|&`) or gawk's `@` (indirect calls, `@load`); a program without
@@ -148,39 +175,17 @@ function subcommandProgram(codeWords: ReadonlySet<string>, args: readonly string
  * told apart from code: a `|` in them counts too, which only refuses more.
  */
 function awkProgram(args: readonly string[]): Program {
-  const code: string[] = [];
-  let file = false;
-  let sandbox = false;
-  let i = 0;
-  for (; i < args.length; i++) {
-    const arg = args[i]!;
-    if (arg === "--") {
-      i++;
-      break;
-    }
-    if (!arg.startsWith("-") || arg === "-") break;
-    if (arg.startsWith("--")) {
-      const eq = arg.indexOf("=");
-      const name = eq < 0 ? arg : arg.slice(0, eq);
-      if (name === "--source") code.push(eq < 0 ? (args[++i] ?? DYNAMIC) : arg.slice(eq + 1));
-      else if (name === "--sandbox") sandbox = true;
-      else if (eq < 0 && AWK_LONG_VALUES.has(name)) i++;
-      if (name === "--file" || name === "--exec") file = true;
-      continue;
-    }
-    const letter = arg[1]!;
-    const rest = arg.slice(2);
-    if (letter === "e") code.push(rest || (args[++i] ?? DYNAMIC));
-    else if (letter === "S") sandbox = true;
-    else if ("fEFvilW".includes(letter) && rest.length === 0) i++;
-    if (letter === "f" || letter === "E") file = true;
-  }
-  if (!file && code.length === 0) code.push(args[i] ?? DYNAMIC);
-  if (sandbox || !code.some(awkRunsCommands)) return FILE;
-  return { kind: "code", code };
+  return scriptProgram(args, awkRunsCommands, (found, option, value) => {
+    if (option === "e" || option === "--source") found.code.push(value() ?? DYNAMIC);
+    else if (option === "S" || option === "--sandbox") found.sandbox = true;
+    else if (AWK_VALUES.has(option)) value();
+    if (option === "f" || option === "E" || option === "--file" || option === "--exec") found.file = true;
+    return true; // only a word's first letter is read, though gawk reads `-bv` as `-b -v`
+  });
 }
 
-const AWK_LONG_VALUES = new Set(["--file", "--exec", "--field-separator", "--assign", "--include", "--load"]);
+/** awk's options that take a value, besides the program's (`-e`, `--source`). */
+const AWK_VALUES = new Set([..."fEFvilW", "--file", "--exec", "--field-separator", "--assign", "--include", "--load"]);
 
 function awkRunsCommands(program: string): boolean {
   return (
@@ -193,38 +198,13 @@ function awkRunsCommands(program: string): boolean {
 
 /** sed's script is `-e`/`--expression` or its first operand; it runs commands only through GNU's `e`. */
 function sedProgram(args: readonly string[]): Program {
-  const scripts: string[] = [];
-  let file = false;
-  let sandbox = false;
-  let i = 0;
-  for (; i < args.length; i++) {
-    const arg = args[i]!;
-    if (arg === "--") {
-      i++;
-      break;
-    }
-    if (!arg.startsWith("-") || arg === "-") break;
-    if (arg.startsWith("--")) {
-      const eq = arg.indexOf("=");
-      const name = eq < 0 ? arg : arg.slice(0, eq);
-      if (name === "--expression") scripts.push(eq < 0 ? (args[++i] ?? DYNAMIC) : arg.slice(eq + 1));
-      else if (name === "--sandbox") sandbox = true;
-      else if ((name === "--file" || name === "--line-length") && eq < 0) i++;
-      if (name === "--file") file = true;
-      continue;
-    }
-    for (let j = 1; j < arg.length; j++) {
-      const letter = arg[j]!;
-      const rest = arg.slice(j + 1);
-      if (letter === "e") scripts.push(rest || (args[++i] ?? DYNAMIC));
-      else if ((letter === "f" || letter === "l") && rest.length === 0) i++;
-      if (letter === "f") file = true;
-      if (letter === "e" || letter === "f" || letter === "l" || letter === "i") break; // the rest is its value
-    }
-  }
-  if (!file && scripts.length === 0) scripts.push(args[i] ?? DYNAMIC);
-  if (sandbox || !scripts.some(sedRunsCommands)) return FILE;
-  return { kind: "code", code: scripts };
+  return scriptProgram(args, sedRunsCommands, (found, option, value) => {
+    if (option === "e" || option === "--expression") found.code.push(value() ?? DYNAMIC);
+    else if (option === "--sandbox") found.sandbox = true;
+    else if (option === "f" || option === "l" || option === "--file" || option === "--line-length") value();
+    if (option === "f" || option === "--file") found.file = true;
+    return "efli".includes(option); // the rest of the word is its value (`-i.bak`)
+  });
 }
 
 /**

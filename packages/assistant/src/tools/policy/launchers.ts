@@ -1,4 +1,5 @@
 import { type Launcher, launcherOf } from "./inlineCode.ts";
+import { firstOperand } from "./options.ts";
 import { DYNAMIC, type ShellDialect, scanShell } from "./shellCode.ts";
 
 // The launcher rule: a command allowed by the policy must not run a command blocked_commands names through
@@ -312,34 +313,18 @@ function shellString(name: string, args: readonly string[]): string | null {
 /** xargs's replacement string (`-I {}`, `-i`, `--replace`) and the index of the command it runs. */
 function xargsCommand(args: readonly string[]): { replace: string | null; command: number } {
   let replace: string | null = null;
-  let i = 0;
-  for (; i < args.length; i++) {
-    const arg = args[i]!;
-    if (arg === "--") {
-      i++;
-      break;
-    }
-    if (!arg.startsWith("-") || arg === "-") break;
-    if (arg.startsWith("--")) {
-      const eq = arg.indexOf("=");
-      const name = eq < 0 ? arg : arg.slice(0, eq);
-      if (name === "--replace") replace = eq < 0 ? "{}" : arg.slice(eq + 1) || "{}";
-      else if (eq < 0 && XARGS_LONG_VALUES.has(name)) i++;
-      continue;
-    }
-    for (let j = 1; j < arg.length; j++) {
-      const letter = arg[j]!;
-      const rest = arg.slice(j + 1);
-      if (letter === "I" || letter === "J") replace = rest || (args[++i] ?? null);
-      else if (letter === "i") replace = rest || "{}";
-      else if ("adELnPs".includes(letter) && rest.length === 0) i++;
-      if ("IJiadELnPsel".includes(letter)) break; // the rest of the word is its value
-    }
-  }
-  return { replace: replace || null, command: i };
+  const command = firstOperand(args, (option, value, attached) => {
+    if (option === "I" || option === "J") replace = value() ?? null;
+    else if (option === "i" || option === "--replace") replace = attached || "{}";
+    else if (XARGS_VALUES.has(option)) value();
+    return "IJiadELnPsel".includes(option); // the rest of the word is its value
+  });
+  return { replace: replace || null, command };
 }
 
-const XARGS_LONG_VALUES = new Set([
+/** xargs's options that take a value, besides the replacement string's. */
+const XARGS_VALUES = new Set([
+  ..."adELnPs",
   "--arg-file",
   "--delimiter",
   "--max-args",

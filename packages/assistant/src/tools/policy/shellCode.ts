@@ -77,6 +77,25 @@ const PREFIX_KEYWORDS = new Set([
   "begin",
   "end",
 ]);
+/** Words that are not commands: a `[[ ]]` test, a for/select/function header, a function name, a case subject. */
+type Skip = "test" | "header" | "name" | "subject";
+/** The reserved words after which a skip starts. */
+const POSIX_SKIPS = new Map<string, Skip>([
+  ["[[", "test"],
+  ["for", "header"],
+  ["select", "header"],
+  ["function", "name"],
+  ["case", "subject"],
+]);
+const FISH_SKIPS = new Map<string, Skip>([
+  ["for", "header"],
+  ["select", "header"],
+  ["switch", "header"],
+  ["case", "header"],
+  ["function", "header"],
+]);
+/** The bare word that ends a skip; a `name` skip is one word, and an operator ends a header or a name too. */
+const SKIP_END: Record<Exclude<Skip, "name">, string> = { test: "]]", header: "do", subject: "in" };
 /** Words with glob characters that are the shell's own syntax, not patterns. */
 const PUNCTUATION = new Set(["[", "[[", "{", "}"]);
 const ARRAY_ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=$/;
@@ -136,8 +155,7 @@ class ShellReader {
   #commands(nested: boolean): void {
     let command: string[] | null = null;
     let redirect = false;
-    // Words that are not commands: a `[[ ]]` test, a for/select/function header, a case subject.
-    let skip: "test" | "header" | "name" | "subject" | null = null;
+    let skip: Skip | null = null;
     const cases: Array<"pattern" | "body"> = [];
     let parens = 0;
     const end = () => {
@@ -184,22 +202,10 @@ class ShellReader {
         redirect = false;
         continue;
       }
-      if (skip === "test") {
-        if (bare && word === "]]") skip = null;
-        continue;
-      }
-      if (skip === "name") {
-        skip = null;
-        continue;
-      }
-      if (skip === "header") {
-        if (bare && word === "do") skip = null;
-        continue;
-      }
-      if (skip === "subject") {
-        if (bare && word === "in") {
+      if (skip !== null) {
+        if (skip === "name" || (bare && word === SKIP_END[skip])) {
+          if (skip === "subject") cases.push("pattern");
           skip = null;
-          cases.push("pattern");
         }
         continue;
       }
@@ -218,20 +224,9 @@ class ShellReader {
           cases.pop();
           continue;
         }
-        if (word === "[[" && !this.#fish) {
-          skip = "test";
-          continue;
-        }
-        if (word === "for" || word === "select" || (this.#fish && (word === "switch" || word === "case"))) {
-          skip = "header";
-          continue;
-        }
-        if (word === "function") {
-          skip = this.#fish ? "header" : "name";
-          continue;
-        }
-        if (word === "case") {
-          skip = "subject";
+        const opens = (this.#fish ? FISH_SKIPS : POSIX_SKIPS).get(word);
+        if (opens !== undefined) {
+          skip = opens;
           continue;
         }
       }
@@ -468,12 +463,8 @@ class ShellReader {
         } else {
           throw new ShellCodeError("unbalanced $((");
         }
-      } else if (c === "$") {
-        this.#dollar(true);
-      } else if (c === "`") {
-        this.#backquote();
       } else {
-        this.#pos += c === "\\" ? 2 : 1;
+        this.#expandableStep(c);
       }
     }
   }
@@ -495,12 +486,8 @@ class ShellReader {
         this.#single();
       } else if (c === '"') {
         this.#double();
-      } else if (c === "$") {
-        this.#dollar(true);
-      } else if (c === "`") {
-        this.#backquote();
       } else {
-        this.#pos += c === "\\" ? 2 : 1;
+        this.#expandableStep(c);
       }
     }
   }
@@ -579,11 +566,13 @@ class ShellReader {
   /** Text where only `$` and backquotes are special (a here-document body). */
   #expandable(): void {
     const src = this.#src;
-    while (this.#pos < src.length) {
-      const c = src[this.#pos]!;
-      if (c === "$") this.#dollar(true);
-      else if (c === "`") this.#backquote();
-      else this.#pos += c === "\\" ? 2 : 1;
-    }
+    while (this.#pos < src.length) this.#expandableStep(src[this.#pos]!);
+  }
+
+  /** One step through such text, `$((...))` or `${...}` at `c`: an expansion, a backquote, a character or an escape. */
+  #expandableStep(c: string): void {
+    if (c === "$") this.#dollar(true);
+    else if (c === "`") this.#backquote();
+    else this.#pos += c === "\\" ? 2 : 1;
   }
 }
