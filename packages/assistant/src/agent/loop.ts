@@ -1,7 +1,8 @@
 import type { LanguageModelV4FunctionTool } from "@ai-sdk/provider";
 import type { LlmRouter } from "../llm/router.ts";
 import type { LanguageModelV4Prompt, TokenUsage } from "../llm/types.ts";
-import type { ToolCallStatus, ToolRunner } from "../tools/runner.ts";
+import type { ToolRunner } from "../tools/runner.ts";
+import type { ToolCallStatus } from "../tools/tool.ts";
 import { parseTextToolCalls, type TextToolSpec } from "./textToolCalls.ts";
 
 // One work unit of the agent (DESIGN.md section 10): up to ASSISTANT_MAX_TOOL_ROUNDS LLM turns. Each turn streams

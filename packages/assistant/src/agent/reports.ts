@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomic } from "../config/atomicWrite.ts";
-import type { StoredEvent } from "../events/registry.ts";
+import type { EventPayload, StoredEvent } from "../events/registry.ts";
 import type { TaskRecord } from "./tasks.ts";
 
 // The compact operator report of a task (SPEC.md "Task report"): done[], needs_review[], failed[], next_steps[].
@@ -39,15 +39,8 @@ export interface TaskReport {
   subtasks: Array<{ task_id: string; task_type: string | null; status: string }>;
 }
 
-interface CallInfo {
-  call_id: string;
-  tool: string;
-  arguments_summary: string;
-  status?: string;
-  rule?: string | null;
-  queue_item_id?: string | null;
-  output_preview?: string;
-}
+/** A requested call, with its outcome once it completed. */
+type CallInfo = EventPayload<"tool_call_requested"> & Partial<EventPayload<"tool_call_completed">>;
 
 export const ROUND_LIMIT_REASON = "round_limit";
 /** Starts the line an orchestrator reply ends with when ASSISTANT_MAX_CONCURRENT_DELEGATIONS cut its plan. */
@@ -78,16 +71,11 @@ export function buildReport(
   };
   const calls = new Map<string, CallInfo>();
   for (const event of events) {
-    const data = event.data as Record<string, unknown>;
     if (event.kind === "tool_call_requested") {
-      calls.set(String(data.call_id), {
-        call_id: String(data.call_id),
-        tool: String(data.tool),
-        arguments_summary: String(data.arguments_summary),
-      });
+      calls.set(event.data.call_id, { ...event.data });
     } else if (event.kind === "tool_call_completed") {
-      const call = calls.get(String(data.call_id));
-      if (call) Object.assign(call, data);
+      const call = calls.get(event.data.call_id);
+      if (call) Object.assign(call, event.data);
     }
   }
   for (const call of calls.values()) addCall(report, call);

@@ -13,7 +13,8 @@ export const FINAL_STATUSES: ReadonlySet<TaskStatus> = new Set(["completed", "fa
 export const DELIVERY_MODES = ["steering", "follow_up"] as const;
 export type DeliveryMode = (typeof DELIVERY_MODES)[number];
 /** Where a task came from. */
-export type TaskOrigin = "chat" | "api" | "slash" | "subagent" | "openai" | "schedule" | "mission";
+export const TASK_ORIGINS = ["chat", "api", "slash", "subagent", "openai", "schedule", "mission"] as const;
+export type TaskOrigin = (typeof TASK_ORIGINS)[number];
 
 export interface TaskRecord {
   id: string;

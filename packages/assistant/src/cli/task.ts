@@ -235,37 +235,39 @@ function clock(ts: string): string {
 
 /** One readable line per stored event (`12:00:01 running`, `12:00:02 tool_call read_file {...}`). */
 export function formatEvent(event: StoredEvent): string {
-  const d = event.data as Record<string, unknown>;
-  const s = (key: string) => String(d[key] ?? "");
   let text: string;
   switch (event.kind) {
-    case "task_created":
-      text = `created (${s("origin")}${d.task_type ? `, ${s("task_type")}` : ""}): ${preview(s("message_preview"))}`;
+    case "task_created": {
+      const { origin, task_type, message_preview } = event.data;
+      text = `created (${origin}${task_type ? `, ${task_type}` : ""}): ${preview(message_preview)}`;
       break;
+    }
     case "task_state_changed":
-      text = `${s("status")}${d.reason ? ` (${s("reason")})` : ""}`;
+      text = `${event.data.status}${event.data.reason ? ` (${event.data.reason})` : ""}`;
       break;
     case "tool_call_requested":
-      text = `tool_call ${s("tool")} ${preview(s("arguments_summary"))}`;
+      text = `tool_call ${event.data.tool} ${preview(event.data.arguments_summary)}`;
       break;
-    case "tool_call_completed":
-      text = `tool_call_completed ${s("tool")} ${s("status")}${d.rule ? ` (${s("rule")})` : ""}`;
+    case "tool_call_completed": {
+      const { tool, status, rule } = event.data;
+      text = `tool_call_completed ${tool} ${status}${rule ? ` (${rule})` : ""}`;
       break;
+    }
     case "approval_requested":
-      text = `approval_requested ${s("tool")} (queue item ${s("id")})`;
+      text = `approval_requested ${event.data.tool} (queue item ${event.data.id})`;
       break;
     case "approval_resolved":
-      text = `approval_resolved ${s("tool")} ${s("status")} (queue item ${s("id")})`;
+      text = `approval_resolved ${event.data.tool} ${event.data.status} (queue item ${event.data.id})`;
       break;
     case "message_delta":
-      text = `message_delta round ${s("round")}: ${preview(s("text")) || "(no text)"}`;
+      text = `message_delta round ${event.data.round}: ${preview(event.data.text) || "(no text)"}`;
       break;
     case "user_steering_queued":
     case "user_follow_up_queued":
-      text = `${event.kind} ${preview(s("text_preview"))}`;
+      text = `${event.kind} ${preview(event.data.text_preview)}`;
       break;
     default:
-      text = `${event.kind} ${preview(JSON.stringify(d))}`;
+      text = `${event.kind} ${preview(JSON.stringify(event.data))}`;
   }
   return `${clock(event.ts)} ${text}`;
 }

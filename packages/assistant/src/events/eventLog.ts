@@ -7,9 +7,10 @@ export interface EventScope {
   session_id?: string;
 }
 
-export interface EventQuery {
+export interface EventQuery<K extends EventKind = EventKind> {
   afterSeq?: number;
-  kinds?: EventKind[];
+  /** Only these kinds (the events read back are then typed as these kinds); empty or absent: every kind. */
+  kinds?: readonly K[];
   taskId?: string;
   limit: number;
 }
@@ -42,8 +43,9 @@ export class EventLog {
     );
   }
 
-  emit<K extends EventKind>(kind: K, payload: EventPayload<K>, scope: EventScope = {}): StoredEvent {
-    const data = redactValue(EVENT_KINDS[kind].parse(payload)) as Record<string, unknown>;
+  emit<K extends EventKind>(kind: K, payload: EventPayload<K>, scope: EventScope = {}): StoredEvent<K> {
+    // TypeScript cannot tie the schema looked up by a generic kind to that kind's payload type.
+    const data = redactValue(EVENT_KINDS[kind].parse(payload)) as EventPayload<K>;
     const ts = new Date().toISOString();
     const info = this.#insert.run({
       kind,
@@ -52,7 +54,7 @@ export class EventLog {
       session_id: scope.session_id ?? null,
       data: JSON.stringify(data),
     });
-    const event: StoredEvent = { id: String(info.lastInsertRowid), kind, ts, ...scopeOf(scope), data };
+    const event = { id: String(info.lastInsertRowid), kind, ts, ...scopeOf(scope), data } as StoredEvent<K>;
     for (const listener of this.#listeners) {
       try {
         listener(event);
@@ -63,7 +65,7 @@ export class EventLog {
     return event;
   }
 
-  list(query: EventQuery): StoredEvent[] {
+  list<K extends EventKind = EventKind>(query: EventQuery<K>): StoredEvent<K>[] {
     const where: string[] = ["seq > ?"];
     const args: Array<string | number> = [query.afterSeq ?? 0];
     if (query.kinds && query.kinds.length > 0) {
@@ -78,7 +80,7 @@ export class EventLog {
       ...args,
       query.limit,
     ) as EventRow[];
-    return rows.map(toEvent);
+    return rows.map((row) => toEvent<K>(row));
   }
 
   latestSeq(): number {
@@ -99,9 +101,13 @@ function scopeOf(scope: EventScope): EventScope {
   return out;
 }
 
-export function toEvent(row: EventRow): StoredEvent {
+/**
+ * A row as the event it was emitted as (the payload is not parsed again: it was validated against its kind's
+ * schema when it was emitted).
+ */
+export function toEvent<K extends EventKind = EventKind>(row: EventRow): StoredEvent<K> {
   const scope: EventScope = {};
   if (row.task_id) scope.task_id = row.task_id;
   if (row.session_id) scope.session_id = row.session_id;
-  return { id: String(row.seq), kind: row.kind, ts: row.ts, ...scope, data: JSON.parse(row.data) };
+  return { id: String(row.seq), kind: row.kind, ts: row.ts, ...scope, data: JSON.parse(row.data) } as StoredEvent<K>;
 }

@@ -6,17 +6,17 @@ import type { EventKind, StoredEvent } from "./registry.ts";
 // Pages of stored events for the views built on the event log (timeline, mission events): newest first, a
 // selection of kinds (optionally narrowed by a payload field), optionally only those at or after a time.
 
-export interface EventSelection {
-  kinds: readonly EventKind[];
+export interface EventSelection<K extends EventKind = EventKind> {
+  kinds: readonly K[];
   /** Events of this kind count only when their payload field has this value (budget_exhausted by source). */
-  where?: { kind: EventKind; field: string; value: string };
+  where?: { kind: K; field: string; value: string };
 }
 
-export function eventPage(
+export function eventPage<K extends EventKind>(
   db: Db,
-  selection: EventSelection,
+  selection: EventSelection<K>,
   query: { limit: number; sinceMs?: number; cursor?: string },
-): Page<StoredEvent> {
+): Page<StoredEvent<K>> {
   const before = decodeSeqCursor(query.cursor);
   const args: Array<string | number> = [...selection.kinds];
   let match = `kind IN (${selection.kinds.map(() => "?").join(", ")})`;
@@ -40,7 +40,7 @@ export function eventPage(
   ).all(...args, query.limit + 1) as EventRow[];
   const page = rows.slice(0, query.limit);
   return {
-    items: page.map(toEvent),
+    items: page.map((row) => toEvent<K>(row)),
     next_cursor: rows.length > query.limit ? encodeSeqCursor(page.at(-1)!.seq) : null,
   };
 }

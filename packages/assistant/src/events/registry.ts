@@ -1,7 +1,14 @@
 import { z } from "zod";
+import { TASK_ORIGINS, TASK_STATUSES } from "../agent/tasks.ts";
+import { MEMORY_ACTIONS, MEMORY_KINDS, MEMORY_ORIGINS } from "../memory/store.ts";
+import { MISSION_STATUS_REASONS, MISSION_STATUSES } from "../mission/missionState.ts";
+import { FINAL_QUEUE_STATUSES } from "../tools/approvals/queueStatus.ts";
+import { TOOL_CALL_STATUSES } from "../tools/tool.ts";
 
 // The one list of event kinds (DESIGN.md sections 7 and 10): each kind is declared once with its payload schema.
 // The SSE stream, the stored timeline and the OpenAPI document all derive from it. A feature adds its kinds here.
+// Statuses and kinds that a domain owns come from that domain's module, so an event can never name a status the
+// domain does not have (those modules must not import events/: the registry would then be part of a cycle).
 
 export const EVENT_KINDS = {
   daemon_started: z.object({ version: z.string(), pid: z.number().int() }),
@@ -17,7 +24,7 @@ export const EVENT_KINDS = {
   approval_resolved: z.object({
     id: z.string(),
     tool: z.string(),
-    status: z.enum(["approved", "denied", "expired"]),
+    status: z.enum(FINAL_QUEUE_STATUSES),
     note: z.string().nullable(),
     /** `timeout` when the item expired on its own (ASSISTANT_APPROVAL_TIMEOUT_SECS), else `operator`. */
     by: z.enum(["operator", "timeout"]),
@@ -26,7 +33,7 @@ export const EVENT_KINDS = {
   tool_call_completed: z.object({
     call_id: z.string(),
     tool: z.string(),
-    status: z.enum(["ok", "denied", "error", "invalid_arguments"]),
+    status: z.enum(TOOL_CALL_STATUSES),
     rule: z.string().nullable(),
     queue_item_id: z.string().nullable(),
     truncated: z.boolean(),
@@ -35,12 +42,16 @@ export const EVENT_KINDS = {
     output_preview: z.string(),
   }),
   task_created: z.object({
-    origin: z.string(),
+    origin: z.enum(TASK_ORIGINS),
     task_type: z.string().nullable(),
     parent_id: z.string().nullable(),
     message_preview: z.string(),
   }),
-  task_state_changed: z.object({ status: z.string(), previous: z.string(), reason: z.string().nullable() }),
+  task_state_changed: z.object({
+    status: z.enum(TASK_STATUSES),
+    previous: z.enum(TASK_STATUSES),
+    reason: z.string().nullable(),
+  }),
   /** The text of one LLM turn of a task (tokens stream live on the message routes; the turn is stored). */
   message_delta: z.object({ round: z.number().int(), text: z.string(), provider: z.string(), model: z.string() }),
   user_steering_queued: z.object({ queue_id: z.string(), text_preview: z.string() }),
@@ -59,12 +70,12 @@ export const EVENT_KINDS = {
   /** Learning (or the remember tool, or the flush before compaction) stored or updated a memory. */
   memory_learned: z.object({
     memory_id: z.string(),
-    kind: z.string(),
-    action: z.enum(["created", "updated"]),
-    origin: z.enum(["learning", "tool", "flush"]),
+    kind: z.enum(MEMORY_KINDS),
+    action: z.enum(MEMORY_ACTIONS),
+    origin: z.enum(MEMORY_ORIGINS),
     preview: z.string(),
   }),
-  memory_forgotten: z.object({ memory_id: z.string(), kind: z.string(), preview: z.string() }),
+  memory_forgotten: z.object({ memory_id: z.string(), kind: z.enum(MEMORY_KINDS), preview: z.string() }),
   memory_cleared: z.object({ removed: z.number().int() }),
   memory_settings_changed: z.object({ learning_enabled: z.boolean() }),
   schedule_created: z.object({ schedule_id: z.string(), name: z.string(), next_run_at: z.string() }),
@@ -94,16 +105,16 @@ export const EVENT_KINDS = {
   schedule_resumed: z.object({ schedule_id: z.string(), name: z.string(), next_run_at: z.string() }),
   mission_updated: z.object({ fields: z.array(z.string()) }),
   mission_state_changed: z.object({
-    status: z.enum(["idle", "running", "paused"]),
-    previous: z.string(),
-    reason: z.string().nullable(),
+    status: z.enum(MISSION_STATUSES),
+    previous: z.enum(MISSION_STATUSES),
+    reason: z.enum(MISSION_STATUS_REASONS).nullable(),
   }),
   /** A heartbeat started a mission cycle as a task. */
   mission_heartbeat: z.object({ cycle: z.number().int(), task_id: z.string(), task_type: z.string() }),
   mission_cycle_finished: z.object({
     cycle: z.number().int(),
     task_id: z.string(),
-    status: z.string(),
+    status: z.enum(TASK_STATUSES),
     reason: z.string().nullable(),
   }),
   /** A mission report was written (`interim` while a long cycle still runs). */
@@ -124,21 +135,28 @@ export function isEventKind(value: string): value is EventKind {
   return Object.hasOwn(EVENT_KINDS, value);
 }
 
-/** A stored event as it is sent on the streams (`data:` of an SSE message). */
-export interface StoredEvent {
-  id: string;
-  kind: EventKind;
-  ts: string;
-  task_id?: string;
-  session_id?: string;
-  data: Record<string, unknown>;
-}
-
-export const storedEventSchema = z.object({
+/** What every stored event carries besides its kind and payload; the sequence number is the id. */
+const envelope = {
   id: z.string(),
-  kind: z.enum(Object.keys(EVENT_KINDS) as [EventKind, ...EventKind[]]),
   ts: z.string(),
   task_id: z.string().optional(),
   session_id: z.string().optional(),
-  data: z.record(z.string(), z.unknown()),
-});
+};
+
+type StoredEventSchemas = {
+  [K in EventKind]: z.ZodObject<typeof envelope & { kind: z.ZodLiteral<K>; data: (typeof EVENT_KINDS)[K] }>;
+};
+
+// Object.entries forgets which payload goes with which kind; the mapped type above restores it.
+const STORED_EVENT_SCHEMAS = Object.fromEntries(
+  Object.entries(EVENT_KINDS).map(([kind, data]) => [kind, z.object({ ...envelope, kind: z.literal(kind), data })]),
+) as StoredEventSchemas;
+
+/** A stored event as it is sent on the streams (`data:` of an SSE message): one object per kind, told apart by `kind`. */
+export const storedEventSchema = z.discriminatedUnion(
+  "kind",
+  Object.values(STORED_EVENT_SCHEMAS) as [StoredEventSchemas[EventKind], ...StoredEventSchemas[EventKind][]],
+);
+
+/** A stored event; `StoredEvent<"task_created">` is one kind, and a check of `kind` narrows `data` to its payload. */
+export type StoredEvent<K extends EventKind = EventKind> = z.infer<StoredEventSchemas[K]>;

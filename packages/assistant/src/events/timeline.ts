@@ -28,11 +28,12 @@ export const TIMELINE_CATEGORIES = {
 } as const satisfies Record<string, readonly EventKind[]>;
 
 export type TimelineCategory = keyof typeof TIMELINE_CATEGORIES;
+type TimelineKind = (typeof TIMELINE_CATEGORIES)[TimelineCategory][number];
 
-export interface TimelineItem extends StoredEvent {
+export type TimelineItem = StoredEvent<TimelineKind> & {
   category: TimelineCategory;
   title: string;
-}
+};
 
 const CATEGORY_OF = new Map<EventKind, TimelineCategory>(
   Object.entries(TIMELINE_CATEGORIES).flatMap(([category, kinds]) =>
@@ -55,46 +56,45 @@ export function listTimeline(
   };
 }
 
-function titleOf(event: StoredEvent): string {
-  const d = event.data as Record<string, string | number | boolean | null>;
+function titleOf(event: StoredEvent<TimelineKind>): string {
   switch (event.kind) {
     case "task_created":
-      return `Task created (${d.origin}): ${d.message_preview}`;
+      return `Task created (${event.data.origin}): ${event.data.message_preview}`;
     case "task_state_changed":
-      return `Task ${d.status}${d.reason ? `: ${d.reason}` : ""}`;
+      return `Task ${event.data.status}${event.data.reason ? `: ${event.data.reason}` : ""}`;
     case "schedule_created":
-      return `Schedule "${d.name}" created, first run ${d.next_run_at}`;
+      return `Schedule "${event.data.name}" created, first run ${event.data.next_run_at}`;
     case "schedule_deleted":
-      return `Schedule "${d.name}" deleted`;
-    case "schedule_fired":
-      return `Schedule "${d.name}" ran${Number(d.missed) > 0 ? ` (caught up after ${d.missed} missed)` : ""}`;
+      return `Schedule "${event.data.name}" deleted`;
+    case "schedule_fired": {
+      const { name, missed } = event.data;
+      return `Schedule "${name}" ran${missed > 0 ? ` (caught up after ${missed} missed)` : ""}`;
+    }
     case "schedule_skipped":
-      return `Schedule "${d.name}" skipped: ${d.message}`;
+      return `Schedule "${event.data.name}" skipped: ${event.data.message}`;
     case "schedule_paused":
-      return `Schedule "${d.name}" paused${d.reason === "budget" ? ": its session budget is spent" : ""}`;
+      return `Schedule "${event.data.name}" paused${event.data.reason === "budget" ? ": its session budget is spent" : ""}`;
     case "schedule_resumed":
-      return `Schedule "${d.name}" resumed, next run ${d.next_run_at}`;
+      return `Schedule "${event.data.name}" resumed, next run ${event.data.next_run_at}`;
     case "mission_updated":
       return "Mission settings changed";
     case "mission_state_changed":
-      return `Mission ${d.status}${d.reason ? `: ${d.reason}` : ""}`;
+      return `Mission ${event.data.status}${event.data.reason ? `: ${event.data.reason}` : ""}`;
     case "mission_heartbeat":
-      return `Mission heartbeat: cycle ${d.cycle} started`;
+      return `Mission heartbeat: cycle ${event.data.cycle} started`;
     case "mission_cycle_finished":
-      return `Mission cycle ${d.cycle} ${d.status}`;
+      return `Mission cycle ${event.data.cycle} ${event.data.status}`;
     case "mission_report":
-      return `Mission ${d.interim ? "interim " : ""}report for cycle ${d.cycle}`;
+      return `Mission ${event.data.interim ? "interim " : ""}report for cycle ${event.data.cycle}`;
     case "memory_learned":
-      return `${d.action === "created" ? "Learned" : "Updated"} ${d.kind}: ${d.preview}`;
+      return `${event.data.action === "created" ? "Learned" : "Updated"} ${event.data.kind}: ${event.data.preview}`;
     case "memory_forgotten":
-      return `Forgot ${d.kind}: ${d.preview}`;
+      return `Forgot ${event.data.kind}: ${event.data.preview}`;
     case "memory_cleared":
-      return `Memory cleared (${d.removed} items)`;
+      return `Memory cleared (${event.data.removed} items)`;
     case "memory_settings_changed":
-      return d.learning_enabled ? "Learning resumed" : "Learning paused";
+      return event.data.learning_enabled ? "Learning resumed" : "Learning paused";
     case "budget_exhausted":
-      return `Budget exhausted (${d.source}): ${d.message}`;
-    default:
-      return event.kind;
+      return `Budget exhausted (${event.data.source}): ${event.data.message}`;
   }
 }

@@ -8,7 +8,11 @@ import { AppError } from "../util/errors.ts";
 
 export const MEMORY_KINDS = ["fact", "preference", "person", "project", "decision"] as const;
 export type MemoryKind = (typeof MEMORY_KINDS)[number];
-export type MemoryOrigin = "learning" | "tool" | "flush";
+export const MEMORY_ORIGINS = ["learning", "tool", "flush"] as const;
+export type MemoryOrigin = (typeof MEMORY_ORIGINS)[number];
+/** What storing an item did (memory_learned). */
+export const MEMORY_ACTIONS = ["created", "updated"] as const;
+export type MemoryAction = (typeof MEMORY_ACTIONS)[number];
 
 export const MAX_MEMORY_CHARS = 1000;
 export const MAX_SUBJECT_CHARS = 100;
@@ -76,7 +80,7 @@ export class MemoryStore {
   }
 
   /** Stores an item, or updates the item it duplicates; says which. */
-  upsert(item: NewMemory, now = new Date()): { record: MemoryRecord; action: "created" | "updated" } {
+  upsert(item: NewMemory, now = new Date()): { record: MemoryRecord; action: MemoryAction } {
     const content = item.content.trim().replace(/\s+/g, " ");
     const subject = item.subject?.trim() ? item.subject.trim().slice(0, MAX_SUBJECT_CHARS) : null;
     const key = normalise(content);

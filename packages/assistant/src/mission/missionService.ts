@@ -26,7 +26,9 @@ import {
   type LastCycle,
   loadMissionState,
   type MissionState,
+  type MissionStatus,
   type PauseReason,
+  type StatusReason,
   saveMissionState,
 } from "./missionState.ts";
 
@@ -34,11 +36,6 @@ import {
 // every heartbeat_secs a cycle runs as a task (origin "mission") in the mission's own chat session. Cycles never
 // overlap: a heartbeat during a cycle waits for it. Each cycle ends with a report in report_dir; a long one gets
 // interim reports. Pause stops new cycles and lets the current one finish; a spent session budget pauses it too.
-
-export type MissionStatus = "idle" | "running" | "paused";
-
-/** Why the mission is in its status: the pause reason, or why an idle mission runs nothing. */
-export type StatusReason = PauseReason | "disabled" | "config_invalid" | "start_failed";
 
 export const DEFAULT_INTERIM_REPORT_SECS = 300;
 const SOURCE_ID = "autonomous_mission";
@@ -378,14 +375,14 @@ export class MissionService {
     const task = this.#deps.agent.tasks.find(running.current.task_id);
     if (!task || FINAL_STATUSES.has(task.status)) return;
     const events = this.#deps.events.list({ taskId: task.id, limit: 10_000 });
-    const lastTurn = events.findLast((e) => e.kind === "message_delta")?.data.text;
+    const lastTurn = events.findLast((e) => e.kind === "message_delta")?.data.text ?? null;
     const written = this.#writeReport({
       ...this.#reportHead(running, task),
       interim: true,
       status: task.status,
       reason: null,
       finished_at: null,
-      reply: typeof lastTurn === "string" ? lastTurn : null,
+      reply: lastTurn,
       ...reportLists(buildReport(task, events)),
     });
     if (written) {

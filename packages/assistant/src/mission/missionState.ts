@@ -9,6 +9,13 @@ const SETTINGS_KEY = "mission.state";
 export const PAUSE_REASONS = ["operator", "budget"] as const;
 export type PauseReason = (typeof PAUSE_REASONS)[number];
 
+/** What the mission is doing, and why (GET /api/autonomous-mission, mission_state_changed). */
+export const MISSION_STATUSES = ["idle", "running", "paused"] as const;
+export type MissionStatus = (typeof MISSION_STATUSES)[number];
+/** The pause reason, or why an idle mission runs nothing. */
+export const MISSION_STATUS_REASONS = [...PAUSE_REASONS, "disabled", "config_invalid", "start_failed"] as const;
+export type StatusReason = (typeof MISSION_STATUS_REASONS)[number];
+
 const currentCycleSchema = z.object({
   cycle: z.number().int(),
   task_id: z.string(),

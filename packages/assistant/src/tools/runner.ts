@@ -10,13 +10,11 @@ import { type DaemonFiles, MOVED } from "./policy/daemonFiles.ts";
 import type { Decision, ToolRequest } from "./policy/types.ts";
 import type { PolicySource } from "./policySource.ts";
 import type { ToolRegistry } from "./registry.ts";
-import { protectedDenied, type Tool, type ToolContext, ToolDenied, ToolFailure } from "./tool.ts";
+import { protectedDenied, type Tool, type ToolCallStatus, type ToolContext, ToolDenied, ToolFailure } from "./tool.ts";
 
 // Runs one tool call the same way for every caller (agent loop, POST /api/tools/:name/invoke): arguments
 // validated by the tool's zod schema, every resource asked of the policy, `ask` answered through the review
 // queue, failures turned into results the model can act on, output cut and marked, events emitted.
-
-export type ToolCallStatus = "ok" | "denied" | "error" | "invalid_arguments";
 
 export interface ToolResult {
   call_id: string;

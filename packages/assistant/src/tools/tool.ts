@@ -41,6 +41,10 @@ export interface ToolContext {
   progress(text: string): void;
 }
 
+/** How a call ends (ToolResult.status, tool_call_completed). */
+export const TOOL_CALL_STATUSES = ["ok", "denied", "error", "invalid_arguments"] as const;
+export type ToolCallStatus = (typeof TOOL_CALL_STATUSES)[number];
+
 /** What a tool returns; the framework adds the truncation and untrusted-data markers. */
 export interface ToolOutput {
   text: string;

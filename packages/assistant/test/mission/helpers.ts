@@ -129,7 +129,7 @@ export interface MissionRig {
   mission: MissionService;
   /** A new service over the same data directory and database (a daemon restart). */
   restart(): MissionService;
-  kinds(...kinds: EventKind[]): StoredEvent[];
+  kinds<K extends EventKind>(...kinds: K[]): StoredEvent<K>[];
   close(): void;
 }
 

@@ -5,7 +5,7 @@ import { stringify } from "yaml";
 import { type DataPaths, dataPaths } from "../../src/config/paths.ts";
 import type { ToolsPolicyInput } from "../../src/config/schemas/toolsPolicy.ts";
 import { EventLog } from "../../src/events/eventLog.ts";
-import type { StoredEvent } from "../../src/events/registry.ts";
+import type { EventKind, StoredEvent } from "../../src/events/registry.ts";
 import { openDatabase } from "../../src/store/database.ts";
 import { type ApprovalServices, createApprovalServices } from "../../src/tools/approvals/services.ts";
 import type { InvokeOptions, ToolResult, ToolRunner } from "../../src/tools/runner.ts";
@@ -34,7 +34,7 @@ export interface ToolHarness {
   /** Replaces tools_policy.yaml (null removes it). */
   setPolicy(policy: ToolsPolicyInput | string | null): void;
   invoke(name: string, args: unknown, options?: InvokeOptions): Promise<ToolResult>;
-  eventsOf(...kinds: Array<StoredEvent["kind"]>): StoredEvent[];
+  eventsOf<K extends EventKind>(...kinds: K[]): StoredEvent<K>[];
   /** Approves (or denies) the next item that waits in the review queue. */
   answerNext(status: "approve" | "deny", note?: string): Promise<string>;
 }

@@ -2,7 +2,8 @@ import { z } from "zod";
 import type { Services } from "../../runtime/services.ts";
 import { EFFECTS, MAX_SCOPE_CHARS } from "../../tools/approvals/decisions.ts";
 import { APPROVAL_MODES } from "../../tools/approvals/mode.ts";
-import { MAX_NOTE_CHARS, QUEUE_STATUSES } from "../../tools/approvals/queue.ts";
+import { MAX_NOTE_CHARS } from "../../tools/approvals/queue.ts";
+import { QUEUE_STATUSES } from "../../tools/approvals/queueStatus.ts";
 import { pageQuerySchema, pageSchema } from "../pagination.ts";
 import { defineRoute, type RouteSpec } from "../route.ts";
 
