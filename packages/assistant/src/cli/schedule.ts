@@ -5,6 +5,13 @@ import { type CliContext, output } from "./context.ts";
 // `assistant schedule list|create|delete|pause|resume`: the daemon's schedules over its HTTP API (same service as
 // /schedule in chat).
 
+interface CreateOptions {
+  cron?: string;
+  timezone?: string;
+  taskType?: string;
+  json?: boolean;
+}
+
 export function registerScheduleCommands(program: Command, ctx: CliContext): void {
   const schedule = program
     .command("schedule")
@@ -36,9 +43,10 @@ export function registerScheduleCommands(program: Command, ctx: CliContext): voi
     .usage("<NAME> <INTERVAL_SEC> <DESCRIPTION> | <NAME> <DESCRIPTION> --cron <expr>")
     .description("create a schedule: the description is sent as a task every INTERVAL_SEC seconds (or on --cron)")
     .option("--cron <expr>", 'a 5-field cron expression instead of an interval, e.g. "0 9 * * mon-fri"')
+    .option("--timezone <zone>", "IANA time zone of --cron, e.g. Europe/Paris (default: the daemon's local zone)")
     .option("--task-type <type>", "the task type of each run (default: classified from the description)")
     .option("--json", "machine-readable output")
-    .action(async (name: string, rest: string[], opts: { cron?: string; taskType?: string; json?: boolean }) => {
+    .action(async (name: string, rest: string[], opts: CreateOptions) => {
       const [interval, ...words] = opts.cron !== undefined ? [undefined, ...rest] : rest;
       const description = words.join(" ");
       // With --cron a leading number would silently become part of the description.
@@ -58,6 +66,7 @@ export function registerScheduleCommands(program: Command, ctx: CliContext): voi
           ? { interval_secs: /^-?\d+(\.\d+)?$/.test(interval) ? Number(interval) : interval }
           : {}),
         ...(opts.cron !== undefined ? { cron: opts.cron } : {}),
+        ...(opts.timezone !== undefined ? { timezone: opts.timezone } : {}),
         ...(opts.taskType !== undefined ? { task_type: opts.taskType } : {}),
       });
       await show(value, opts.json, `Created schedule ${value.id}.`);

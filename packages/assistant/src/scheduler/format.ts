@@ -2,8 +2,9 @@ import type { ScheduleRecord } from "./store.ts";
 
 // Schedules as text, for /schedule and `assistant schedule`.
 
-export function formatCadence(schedule: Pick<ScheduleRecord, "interval_secs" | "cron">): string {
-  return schedule.interval_secs !== null ? `every ${schedule.interval_secs} s` : `cron "${schedule.cron}"`;
+export function formatCadence(schedule: Pick<ScheduleRecord, "interval_secs" | "cron" | "timezone">): string {
+  if (schedule.interval_secs !== null) return `every ${schedule.interval_secs} s`;
+  return `cron "${schedule.cron}"${schedule.timezone ? ` ${schedule.timezone}` : ""}`;
 }
 
 export function formatSchedule(schedule: ScheduleRecord): string {

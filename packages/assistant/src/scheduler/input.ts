@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { AppError, ConfigError } from "../util/errors.ts";
-import { MAX_CRON_CHARS, parseCron } from "./cron.ts";
+import { canonicalTimeZone, MAX_CRON_CHARS, MAX_TIME_ZONE_CHARS, parseCron } from "./cron.ts";
 
 // What a new schedule may be: one schema for POST /api/schedules (which also documents it in OpenAPI), the
 // /schedule slash command and the CLI, so every surface refuses the same things with the same messages.
@@ -16,6 +16,8 @@ export interface ScheduleInput {
   description: string;
   interval_secs?: number;
   cron?: string;
+  /** IANA time zone of the cron expression; the daemon's local zone without it. */
+  timezone?: string;
   task_type?: string;
 }
 
@@ -60,6 +62,14 @@ export function scheduleInputSchema(minInterval: number): z.ZodType<ScheduleInpu
           }
         })
         .optional(),
+      timezone: z
+        .string()
+        .max(MAX_TIME_ZONE_CHARS)
+        .refine((value) => canonicalTimeZone(value) !== undefined, {
+          error: (issue) =>
+            `"${issue.input}" is not a time zone: expected an IANA name such as Europe/Paris, America/New_York or UTC`,
+        })
+        .optional(),
       task_type: z
         .string()
         .regex(/^[A-Za-z0-9_.-]{1,64}$/, "expected a task type name such as conversation")
@@ -71,6 +81,13 @@ export function scheduleInputSchema(minInterval: number): z.ZodType<ScheduleInpu
           code: "custom",
           path: [input.interval_secs === undefined ? "interval_secs" : "cron"],
           message: "give exactly one of interval_secs (seconds between runs) or cron (a 5-field cron expression)",
+        });
+      }
+      if (input.timezone !== undefined && input.cron === undefined) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["timezone"],
+          message: "only a cron schedule has a time zone; an interval counts seconds from its creation",
         });
       }
     });

@@ -8,6 +8,7 @@ import type { Db } from "../store/database.ts";
 import type { Page } from "../util/cursor.ts";
 import { AppError, isAppError } from "../util/errors.ts";
 import { cadenceOf } from "./cadence.ts";
+import { canonicalTimeZone } from "./cron.ts";
 import { minIntervalSecs, parseScheduleInput } from "./input.ts";
 import { type ScheduleRecord, ScheduleStore } from "./store.ts";
 
@@ -117,8 +118,9 @@ export class Scheduler {
     const valid = parseScheduleInput(input, this.minIntervalSecs);
     const interval = valid.interval_secs ?? null;
     const cron = valid.cron?.trim() ?? null;
+    const timezone = valid.timezone === undefined ? null : canonicalTimeZone(valid.timezone)!;
     const now = this.#now(); // one instant: next_run_at is exactly one window after created_at
-    const first = cadenceOf({ interval_secs: interval, cron }).first(now);
+    const first = cadenceOf({ interval_secs: interval, cron, timezone }).first(now);
     const schedule = this.#store.atomically(() => {
       const session = this.#deps.sessions.create(`schedule: ${valid.name}`);
       return this.#store.create(
@@ -127,6 +129,7 @@ export class Scheduler {
           description: valid.description,
           interval_secs: interval,
           cron,
+          timezone,
           task_type: valid.task_type ?? null,
           session_id: session.id,
           next_run_at: new Date(first).toISOString(),

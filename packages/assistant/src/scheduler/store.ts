@@ -4,7 +4,7 @@ import { pageBySeq } from "../store/pageBySeq.ts";
 import type { Page } from "../util/cursor.ts";
 import { AppError } from "../util/errors.ts";
 
-// The `schedules` table (migration v7). Times are RFC 3339 UTC strings, which SQLite compares in time order.
+// The `schedules` table (migrations v7 and v8). Times are RFC 3339 UTC strings, which SQLite compares in time order.
 
 export const SCHEDULE_STATUSES = ["active", "paused"] as const;
 export type ScheduleStatus = (typeof SCHEDULE_STATUSES)[number];
@@ -16,6 +16,8 @@ export interface ScheduleRecord {
   description: string;
   interval_secs: number | null;
   cron: string | null;
+  /** IANA time zone of the cron expression; null: the daemon's local zone (always null for an interval). */
+  timezone: string | null;
   task_type: string | null;
   /** Every run of the schedule continues this chat session (shared context and token budget). */
   session_id: string;
@@ -34,7 +36,7 @@ export interface ScheduleRecord {
 
 export type NewSchedule = Pick<
   ScheduleRecord,
-  "name" | "description" | "interval_secs" | "cron" | "task_type" | "session_id" | "next_run_at"
+  "name" | "description" | "interval_secs" | "cron" | "timezone" | "task_type" | "session_id" | "next_run_at"
 >;
 
 type Changes = Partial<
@@ -45,7 +47,7 @@ type Changes = Partial<
 >;
 
 const COLUMNS =
-  "id, name, description, interval_secs, cron, task_type, session_id, status, status_reason, next_run_at, last_run_at, last_task_id, running_task_id, runs, created_at, updated_at";
+  "id, name, description, interval_secs, cron, timezone, task_type, session_id, status, status_reason, next_run_at, last_run_at, last_task_id, running_task_id, runs, created_at, updated_at";
 const CHANGEABLE = new Set([
   "status",
   "status_reason",
@@ -82,7 +84,7 @@ export class ScheduleStore {
     };
     statement(
       this.#db,
-      `INSERT INTO schedules (${COLUMNS}) VALUES (@id, @name, @description, @interval_secs, @cron, @task_type, @session_id, @status, @status_reason, @next_run_at, @last_run_at, @last_task_id, @running_task_id, @runs, @created_at, @updated_at)`,
+      `INSERT INTO schedules (${COLUMNS}) VALUES (@id, @name, @description, @interval_secs, @cron, @timezone, @task_type, @session_id, @status, @status_reason, @next_run_at, @last_run_at, @last_task_id, @running_task_id, @runs, @created_at, @updated_at)`,
     ).run(schedule);
     return schedule;
   }

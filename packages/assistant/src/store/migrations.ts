@@ -296,4 +296,13 @@ export const MIGRATIONS: Migration[] = [
       CREATE INDEX schedules_due ON schedules(status, next_run_at);
     `,
   },
+  {
+    version: 8,
+    name: "schedule time zones",
+    sql: `
+      -- The IANA time zone a cron schedule is evaluated in (Europe/Paris); null keeps the daemon's local zone,
+      -- which is what every schedule used before. Interval schedules have none.
+      ALTER TABLE schedules ADD COLUMN timezone TEXT CHECK (timezone IS NULL OR cron IS NOT NULL);
+    `,
+  },
 ];

@@ -78,6 +78,7 @@ describe("schedules on the daemon", () => {
         "description",
         "interval_secs",
         "cron",
+        "timezone",
         "task_type",
         "session_id",
         "status",
@@ -160,6 +161,8 @@ describe("schedules on the daemon", () => {
       [{ ...ok, interval_secs: 60, cron: "* * * * *" }, "body.cron"],
       [{ ...ok, cron: "* * *" }, "body.cron"],
       [{ ...ok, cron: "0 0 31 2 *" }, "body.cron"],
+      [{ ...ok, cron: "0 9 * * *", timezone: "Europe/Pariss" }, "body.timezone"],
+      [{ ...ok, interval_secs: 60, timezone: "UTC" }, "body.timezone"],
       [{ ...ok, name: "", interval_secs: 60 }, "body.name"],
       [{ ...ok, name: "x".repeat(101), interval_secs: 60 }, "body.name"],
       [{ ...ok, description: "", interval_secs: 60 }, "body.description"],
@@ -172,6 +175,10 @@ describe("schedules on the daemon", () => {
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(res.json().error, JSON.stringify(body)).toMatchObject({ code: "invalid_request", details: { field } });
     }
+    const badZone = await api("POST", "/api/schedules", { ...ok, cron: "0 9 * * *", timezone: "Mars/Olympus" });
+    expect(badZone.json().error.message).toContain(
+      '"Mars/Olympus" is not a time zone: expected an IANA name such as Europe/Paris',
+    );
     expect((await api("POST", "/api/schedules")).status).toBe(400);
     expect((await api("GET", "/api/schedules")).json().items).toEqual([]);
     for (const query of ["limit=0", "limit=501", "limit=x", "cursor=nope"]) {
@@ -187,6 +194,7 @@ describe("schedules on the daemon", () => {
 
     // Pause and resume, with 409 for the wrong state; a cron schedule; paging.
     const hourly = (await api("POST", "/api/schedules", { ...ok, name: "hourly", cron: "0 * * * *" })).json();
+    expect(hourly.timezone).toBeNull();
     const daily = (await api("POST", "/api/schedules", { ...ok, name: "daily", interval_secs: 86_400 })).json();
     expect((await api("POST", `/api/schedules/${hourly.id}/resume`)).status).toBe(409);
     const paused = await api("POST", `/api/schedules/${hourly.id}/pause`);
@@ -226,6 +234,13 @@ describe("schedules on the daemon", () => {
     );
     expect(cron.code, cron.stderr).toBe(0);
     expect(cron.stdout).toContain('mornings  (cron "0 8 * * mon-fri", active)');
+    const zoned = await cli("create", "paris", "Plan", "--cron", "30 2 * * *", "--timezone", "Europe/Paris", "--json");
+    expect(zoned.code, zoned.stderr).toBe(0);
+    expect(zoned.json()).toMatchObject({ cron: "30 2 * * *", timezone: "Europe/Paris" });
+    expect((await cli("list")).stdout).toContain('paris  (cron "30 2 * * *" Europe/Paris, active)');
+    const badZone = await cli("create", "x", "y", "--cron", "0 9 * * *", "--timezone", "Paris");
+    expect(badZone.code).toBe(1);
+    expect(badZone.stderr).toContain('"Paris" is not a time zone');
     const listed = await cli("list");
     expect(listed.stdout).toContain("weekly report  (every 3600 s, active)");
     expect((await cli("pause", schedule.id)).stdout).toContain("paused");

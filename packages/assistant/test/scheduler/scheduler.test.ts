@@ -9,6 +9,7 @@ import { EventLog } from "../../src/events/eventLog.ts";
 import { Budget } from "../../src/llm/budget.ts";
 import { MAX_TIMER_MS, Scheduler } from "../../src/scheduler/scheduler.ts";
 import { type Db, openDatabase } from "../../src/store/database.ts";
+import { MIGRATIONS } from "../../src/store/migrations.ts";
 import { AppError } from "../../src/util/errors.ts";
 
 // The scheduler over a real SQLite file with a real session store, budget and event log; the clock, the timers
@@ -221,6 +222,44 @@ describe("firing", () => {
   });
 });
 
+describe("time zones", () => {
+  it("a cron schedule runs in its own IANA zone, stored canonically, across a restart and a resume", () => {
+    const first = harness();
+    // 2030-01-01 is a Tuesday; 09:00 in New York (EST) is 14:00 UTC.
+    const s = first.scheduler.create({ ...base, cron: "0 9 * * mon-fri", timezone: "america/new_york" });
+    expect(s).toMatchObject({ timezone: "America/New_York", next_run_at: "2030-01-01T14:00:00.000Z" });
+    const local = first.scheduler.create({ ...base, name: "local", cron: "0 9 * * mon-fri" });
+    expect(local.timezone).toBeNull();
+    first.scheduler.close();
+    first.db.close();
+    open.splice(0);
+
+    now = Date.parse("2030-01-01T14:00:00.000Z");
+    const second = harness();
+    second.scheduler.tick();
+    expect(second.submitted.map((r) => r.sessionId)).toContain(s.session_id);
+    expect(second.scheduler.get(s.id).next_run_at).toBe("2030-01-02T14:00:00.000Z");
+    second.scheduler.pause(s.id);
+    now = Date.parse("2030-07-01T00:00:00.000Z"); // summer time: 09:00 EDT is 13:00 UTC
+    expect(second.scheduler.resume(s.id).next_run_at).toBe("2030-07-01T13:00:00.000Z");
+  });
+  it("a schedule made before time zones existed (schema v7) keeps the daemon's local zone after the upgrade", () => {
+    const before = openDatabase(join(dir, "assistant.db"), { migrations: MIGRATIONS.filter((m) => m.version <= 7) });
+    before
+      .prepare(
+        `INSERT INTO schedules (id, name, description, cron, session_id, status, next_run_at, created_at, updated_at)
+         VALUES ('old', 'old', 'Summarize', '0 * * * *', 's', 'active', ?, ?, ?)`,
+      )
+      .run(iso(T0 + 3_600_000), iso(T0), iso(T0));
+    before.close();
+    const h = harness();
+    expect(h.scheduler.get("old")).toMatchObject({ cron: "0 * * * *", timezone: null });
+    expect(() =>
+      h.db.prepare("UPDATE schedules SET cron = NULL, interval_secs = 60, timezone = 'UTC' WHERE id = 'old'").run(),
+    ).toThrow(/CHECK constraint/);
+  });
+});
+
 describe("restart and downtime", () => {
   it("a new scheduler over the same file keeps the schedules and their cadence", () => {
     const first = harness();
@@ -362,6 +401,9 @@ describe("validation", () => {
     ["neither interval nor cron", { ...base }, "interval_secs"],
     ["both interval and cron", { ...base, interval_secs: 60, cron: "* * * * *" }, "cron"],
     ["bad cron", { ...base, cron: "61 * * * *" }, "cron"],
+    ["unknown time zone", { ...base, cron: "0 9 * * *", timezone: "Mars/Olympus" }, "timezone"],
+    ["UTC offset as a time zone", { ...base, cron: "0 9 * * *", timezone: "+02:00" }, "timezone"],
+    ["time zone on an interval", { ...base, interval_secs: 60, timezone: "Europe/Paris" }, "timezone"],
     ["empty name", { ...base, name: " ", interval_secs: 60 }, "name"],
     ["long name", { ...base, name: "x".repeat(101), interval_secs: 60 }, "name"],
     ["empty description", { ...base, description: "", interval_secs: 60 }, "description"],
