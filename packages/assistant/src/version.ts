@@ -1,2 +1,2 @@
-/** The release this build is (SPEC.md Versioning). */
+/** The release this build is. */
 export const VERSION = "0.10.0";

@@ -1,4 +1,4 @@
-// Typed HTTP client of the assistant daemon's API (DESIGN.md sections 4-7). Shared by the CLI, the TUI, the web UI
+// Typed HTTP client of the assistant daemon's API (docs/http-api.md). Shared by the CLI, the TUI, the web UI
 // and the Studio; it depends on nothing but the platform's fetch.
 
 export interface ApiErrorBody {

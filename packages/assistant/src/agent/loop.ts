@@ -5,11 +5,11 @@ import type { ToolRunner } from "../tools/runner.ts";
 import type { ToolCallStatus } from "../tools/tool.ts";
 import { parseTextToolCalls, type TextToolSpec } from "./textToolCalls.ts";
 
-// One work unit of the agent (DESIGN.md section 10): up to ASSISTANT_MAX_TOOL_ROUNDS LLM turns. Each turn streams
-// through the router with the tool schemas; native tool calls (and grammar-constrained ones from the embedded
-// model) come as tool_call events, the text form `TOOL: <name> <args>` is parsed from the answer when there are
-// none. Every call goes through the ToolRunner (policy, review queue). Steering messages are injected after the
-// turn in which they arrived. The unit ends with an answer without tool calls, or at the round limit.
+// One work unit of the agent (docs/agent.md#the-tool-loop): up to ASSISTANT_MAX_TOOL_ROUNDS LLM turns. Each turn
+// streams through the router with the tool schemas; native tool calls (and grammar-constrained ones from the embedded
+// model) come as tool_call events, the text form `TOOL: <name> <args>` is parsed from the answer when there are none.
+// Every call goes through the ToolRunner (policy, review queue). Steering messages are injected after the turn in which
+// they arrived. The unit ends with an answer without tool calls, or at the round limit.
 
 export type AgentEvent =
   | { type: "route"; provider: string; model: string }

@@ -4,7 +4,7 @@ import { writeFileAtomic } from "../config/atomicWrite.ts";
 import type { EventPayload, StoredEvent } from "../events/registry.ts";
 import type { TaskRecord } from "./tasks.ts";
 
-// The compact operator report of a task (SPEC.md "Task report"): done[], needs_review[], failed[], next_steps[].
+// The compact operator report of a task (docs/agent.md#reports): done[], needs_review[], failed[], next_steps[].
 // It is built from the task's stored events, so a task interrupted by a crash gets the same report at the next
 // start, and written to reports/<task_id>.json and .md (atomically).
 

@@ -20,8 +20,8 @@ import { type MessageRoute, type TaskMemory, TaskService } from "./taskService.t
 import { TaskStore } from "./tasks.ts";
 
 // The agent as the daemon builds it: the task service over the router and tools, the conversation entry point
-// every surface uses, and the slash commands wired to both. agent_profile.json is read once at start (SPEC.md:
-// edits apply after a restart).
+// every surface uses, and the slash commands wired to both. agent_profile.json is read once at start (edits
+// apply after a restart).
 
 export interface AgentServices {
   agent: TaskService;

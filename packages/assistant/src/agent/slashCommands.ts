@@ -18,8 +18,9 @@ import type { Vault } from "../vault/vault.ts";
 import type { SessionStore } from "./sessions.ts";
 import type { TaskService } from "./taskService.ts";
 
-// Slash commands (SPEC.md): chat lines starting with "/" are commands, answered here and never sent to the LLM.
-// One registry for every surface (CLI chat, web, TUI, channels); `/help` lists exactly what is registered.
+// Slash commands (docs/models.md#slash-commands-available-now): chat lines starting with "/" are commands, answered
+// here and never sent to the LLM. One registry for every surface (CLI chat, web, TUI, channels); `/help` lists exactly
+// what is registered.
 
 export interface SlashContext {
   llm: LlmServices;

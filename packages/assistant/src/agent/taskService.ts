@@ -21,7 +21,7 @@ import {
 } from "./tasks.ts";
 import { primaryParameter } from "./textToolCalls.ts";
 
-// Runs tasks (DESIGN.md section 6): a message becomes a task that runs the agent loop with the session's history.
+// Runs tasks (docs/agent.md#tasks): a message becomes a task that runs the agent loop with the session's history.
 // Tasks of one session run one after another in creation order; sessions run in parallel. Live events (tokens,
 // tool calls, approvals, state) go to subscribers; durable ones to the event log. Steering messages are injected
 // after the current LLM turn; follow-ups (and steering that arrived too late for the last turn) run as the next

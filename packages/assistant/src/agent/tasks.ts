@@ -4,7 +4,7 @@ import { pageBySeq } from "../store/pageBySeq.ts";
 import type { Page } from "../util/cursor.ts";
 import { AppError } from "../util/errors.ts";
 
-// Task records and their message queues in SQLite (DESIGN.md section 6). The store enforces the state machine:
+// Task records and their message queues in SQLite (docs/agent.md#tasks). The store enforces the state machine:
 // queued -> running -> (waiting_approval <-> running) -> completed | failed | cancelled; final states are final.
 
 export const TASK_STATUSES = ["queued", "running", "waiting_approval", "completed", "failed", "cancelled"] as const;

@@ -1,4 +1,4 @@
-// The text form of tool calls for models with neither native tool calls nor a grammar (SPEC.md "Tools policy"):
+// The text form of tool calls for models with neither native tool calls nor a grammar (docs/agent.md#the-tool-loop):
 // a line `TOOL: <name> <args>` where args is a JSON object, or, for a tool with one required parameter, the rest
 // of the line (`TOOL: run_command VAULT:github_token=GH_TOKEN gh repo list`). Parsing is strict: only lines that
 // start with `TOOL:` count, the name must be a registered tool, and anything malformed is reported back to the

@@ -4,7 +4,7 @@ import { secretsEqual } from "./authToken.ts";
 export const LOGIN_CODE_TTL_SECS = 120;
 
 /**
- * One-time login codes for the web UI (DESIGN.md section 4): the long-lived token never travels in a URL.
+ * One-time login codes for the web UI (docs/http-api.md#browser-login): the long-lived token never travels in a URL.
  * A code is valid 120 s and usable once; codes live in memory only, so a restart voids them.
  */
 export class LoginCodes {

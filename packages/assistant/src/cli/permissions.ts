@@ -5,7 +5,7 @@ import { AppError } from "../util/errors.ts";
 import { type CliContext, output } from "./context.ts";
 
 // `assistant permissions queue|decisions|mode`: the review queue, persistent decisions and approval mode live in
-// the running daemon, so every command talks to it (SPEC.md "Command-line interface", Permissions row).
+// the running daemon, so every command talks to it (docs/cli.md#permissions).
 
 const STATUSES = ["pending", "approved", "denied", "expired"];
 const MODES = ["ask_me", "allow_all"];

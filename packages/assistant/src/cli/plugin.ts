@@ -4,8 +4,8 @@ import type { CatalogEntry } from "../plugins/catalog.ts";
 import type { InvalidPlugin, PluginInfo } from "../plugins/registry.ts";
 import { type CliContext, output } from "./context.ts";
 
-// `assistant plugin list|reload|install <PATH>|uninstall <ID>|catalog|reset-reputation [ID]` (SPEC.md CLI row
-// Plugins), over the daemon's plugin routes: the daemon owns the plugins folder and the running instances.
+// `assistant plugin list|reload|install <PATH>|uninstall <ID>|catalog|reset-reputation [ID]`
+// (docs/cli.md#plugins), over the daemon's plugin routes: the daemon owns the plugins folder and the running instances.
 
 export function registerPluginCommands(program: Command, ctx: CliContext): void {
   const plugin = program.command("plugin").description("WASM plugins: sandboxed tools, channels and routers");

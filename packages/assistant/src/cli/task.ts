@@ -6,8 +6,8 @@ import type { StoredEvent } from "../events/registry.ts";
 import { AppError } from "../util/errors.ts";
 import { type CliContext, output } from "./context.ts";
 
-// `assistant task ...`: tasks live in the running daemon, so every command talks to it (SPEC.md "Command-line
-// interface", Tasks row). `watch` follows a task by polling its stored events until it ends.
+// `assistant task ...`: tasks live in the running daemon, so every command talks to it (docs/cli.md#tasks).
+// `watch` follows a task by polling its stored events until it ends.
 
 const STATUSES = ["queued", "running", "waiting_approval", "completed", "failed", "cancelled"];
 const FINAL = new Set(["completed", "failed", "cancelled"]);

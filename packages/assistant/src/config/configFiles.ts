@@ -78,7 +78,7 @@ export type ConfigValue<Id extends ConfigId> = z.output<(typeof CONFIG_FILES)[Id
 export const CONFIG_IDS = Object.keys(CONFIG_FILES) as ConfigId[];
 
 export interface LoadOptions {
-  /** Second place the router file is looked up in (SPEC.md); default the working directory. */
+  /** Second place the router file is looked up in (docs/configuration.md); default the working directory. */
   projectRoot?: string;
 }
 

@@ -92,7 +92,7 @@ const CORE = { provider: "assistant_core", model: "core" } as const;
 type Target = { provider: string; model: string };
 
 /**
- * Makes the `conversation` route of the router file the default embedded route (SPEC.md): primary
+ * Makes the `conversation` route of the router file the default embedded route (docs/models.md): primary
  * assistant_embedded/default and assistant_core/core as the last fallback. A different primary moves to the front
  * of the fallbacks so nothing the user configured is lost; other routes, other fallbacks and all comments stay.
  * A missing or blank file gets DEFAULT_ROUTER_YAML. Returns whether the file changed.

@@ -120,7 +120,7 @@ export function applyEnvFiles(paths: DataPaths, env: NodeJS.ProcessEnv = process
   }
 }
 
-/** Secrets belong in the vault (SPEC.md Authentication 4), never in the plaintext env files. */
+/** Secrets belong in the vault (docs/security.md#secrets-the-vault), never in the plaintext env files. */
 export function looksLikeSecret(key: string): boolean {
   return /(API_KEY|_TOKEN|SECRET|PASSWORD|MASTER_KEY|PRIVATE_KEY)$/i.test(key);
 }

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 
-/** Every file and folder the assistant keeps in its data directory (SPEC.md "Data directory", DESIGN.md section 3). */
+/** Every file and folder the assistant keeps in its data directory (docs/configuration.md). */
 export interface DataPaths {
   dataDir: string;
   routerFile: string;
@@ -31,7 +31,7 @@ export interface DataPaths {
 
 /**
  * `ASSISTANT_DATA_DIR`, else `~/assistant`. On Windows the home directory is the user-profile folder, so the
- * default there is `%USERPROFILE%\assistant` as SPEC.md asks.
+ * default there is `%USERPROFILE%\assistant`.
  */
 export function resolveDataDir(env: NodeJS.ProcessEnv = process.env): string {
   const configured = env.ASSISTANT_DATA_DIR?.trim();

@@ -5,10 +5,10 @@ import type { RouteTarget } from "../config/schemas/llmRouter.ts";
 import { ConfigError } from "../util/errors.ts";
 import { type CheckContext, type CheckResult, FIX_COMMAND, result } from "./types.ts";
 
-// The default embedded route (SPEC.md "Router file"): `conversation` answers with the embedded model and ends
-// with assistant_core, which always answers. A route that puts a provider the user chose first (what
-// `assistant init` writes for a local server or a cloud) is fine as long as the embedded model and core are
-// still behind it: `doctor --fix` only realigns a chain that lost them, so it never undoes a deliberate choice.
+// The default embedded route (docs/models.md#what-happens-to-a-message): `conversation` answers with the embedded model
+// and ends with assistant_core, which always answers. A route that puts a provider the user chose first (what
+// `assistant init` writes for a local server or a cloud) is fine as long as the embedded model and core are still
+// behind it: `doctor --fix` only realigns a chain that lost them, so it never undoes a deliberate choice.
 
 export type RouteState =
   | { kind: "missing"; file: string }

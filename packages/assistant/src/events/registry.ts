@@ -5,7 +5,7 @@ import { MISSION_STATUS_REASONS, MISSION_STATUSES } from "../mission/missionStat
 import { FINAL_QUEUE_STATUSES } from "../tools/approvals/queueStatus.ts";
 import { TOOL_CALL_STATUSES } from "../tools/tool.ts";
 
-// The one list of event kinds (DESIGN.md sections 7 and 10): each kind is declared once with its payload schema.
+// The one list of event kinds (docs/http-api.md#events): each kind is declared once with its payload schema.
 // The SSE stream, the stored timeline and the OpenAPI document all derive from it. A feature adds its kinds here.
 // Statuses and kinds that a domain owns come from that domain's module, so an event can never name a status the
 // domain does not have (those modules must not import events/: the registry would then be part of a cycle).

@@ -2,7 +2,7 @@ import { ProviderFailure } from "./errors.ts";
 import { toProviderFailure } from "./failure.ts";
 import type { LanguageModelV4, LanguageModelV4CallOptions, TokenUsage } from "./types.ts";
 
-// One call to one model, guarded by the three timeouts of SPEC.md "Limits": the whole call, the wait for the
+// One call to one model, guarded by the three timeouts of docs/models.md#settings: the whole call, the wait for the
 // first content chunk, and the gap between chunks. A timer aborts the provider's request, so a hung server
 // costs no more than the limit. A stream that ends without a finish (connection cut) is a failure too.
 

@@ -2,7 +2,7 @@ import { type Db, statement } from "../store/database.ts";
 import { AppError, ConfigError } from "../util/errors.ts";
 import type { TokenUsage } from "./types.ts";
 
-// Token and cost budget per chat session (SPEC.md ASSISTANT_MAX_TOKENS_PER_SESSION,
+// Token and cost budget per chat session (docs/models.md#metrics-and-budget: ASSISTANT_MAX_TOKENS_PER_SESSION,
 // ASSISTANT_MAX_COST_PER_SESSION_USD, /api/budget). Usage is stored in SQLite so a restart does not hand a
 // session a fresh budget. Limits come from the environment unless POST /api/budget set them; a limit set through
 // the API is stored too and wins until it is cleared (null).

@@ -1,4 +1,4 @@
-// Keyword classification of a chat message into exactly one of the six chat categories (SPEC.md "Router file").
+// Keyword classification of a chat message into exactly one of the six chat categories (docs/models.md).
 // Cheap on purpose: it runs on every message before any model is involved. Each category has weighted keywords
 // in English and French; the highest score wins, ties go to the earlier category in CATEGORY_ORDER, and a
 // message that matches nothing is `conversation`.

@@ -1,6 +1,6 @@
 import type { RouteProvider } from "../config/schemas/llmRouter.ts";
 
-// The route a `conversation` without an entry in llm_router.yaml uses (SPEC.md "Router file"). One constant for
+// The route a `conversation` without an entry in llm_router.yaml uses (docs/models.md). One constant for
 // the router engine and the route editor, so what `config models routes` shows is what the engine does.
 
 export interface RouteTargetRef {

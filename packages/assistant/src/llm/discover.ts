@@ -13,7 +13,7 @@ export interface DiscoveryCandidate {
 
 export interface DiscoveredServer {
   provider: LocalServerKind;
-  /** Ollama: the root URL; llama-server: the OpenAI-style URL ending in /v1 (DESIGN.md section 11). */
+  /** Ollama: the root URL; llama-server: the OpenAI-style URL ending in /v1. */
   base_url: string;
   reachable: boolean;
   version?: string;

@@ -1,7 +1,7 @@
 import type { RouterGlobal } from "../config/schemas/llmRouter.ts";
 import { ConfigError } from "../util/errors.ts";
 
-// The LLM limits of SPEC.md "Limits", read once from the environment (after the env files are applied) and the
+// The LLM limits (docs/models.md#settings), read once from the environment (after the env files are applied) and the
 // router file's `global`. Seconds may be fractional so short timeouts can be tested and tuned.
 
 export interface LlmLimits {

@@ -1,8 +1,8 @@
 import type { RouteProvider } from "../config/schemas/llmRouter.ts";
 import type { TokenUsage } from "./types.ts";
 
-// Router metrics per provider/model since the daemon started (SPEC.md `enable_metrics`): counters plus the last
-// SAMPLE_LIMIT latencies for percentiles. Shown by `assistant router metrics`, `/metrics`, GET /api/router/metrics
+// Router metrics per provider/model since the daemon started (docs/models.md#metrics-and-budget): counters plus the
+// last SAMPLE_LIMIT latencies for percentiles. Shown by `assistant router metrics`, `/metrics`, GET /api/router/metrics
 // and, as Prometheus text, GET /metrics.
 
 const SAMPLE_LIMIT = 1000;

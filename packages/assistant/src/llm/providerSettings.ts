@@ -29,7 +29,7 @@ import {
 
 const BUILT_IN = ["assistant_embedded", "assistant_core"] as const;
 
-/** SPEC.md "Environment variables": the keys the environment may supply when the router file names none. */
+/** The keys the environment may supply when the router file names none (docs/models.md#providers). */
 const ENV_KEYS: Partial<Record<ProviderName, string>> = { cloud_a: "CLOUD_A_API_KEY", cloud_b: "CLOUD_B_API_KEY" };
 
 export interface ProviderStatus {

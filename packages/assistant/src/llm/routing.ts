@@ -1,7 +1,7 @@
 import type { LlmRouterConfig, RouteProvider, RouteTarget, TaskRoute } from "../config/schemas/llmRouter.ts";
 import { DEFAULT_CONVERSATION_ROUTE } from "./defaultRoute.ts";
 
-// Which targets a task type name resolves to (SPEC.md "Router file", task type names). A name with an entry uses
+// Which targets a task type name resolves to (docs/models.md#what-happens-to-a-message). A name with an entry uses
 // it; otherwise aliases, the orchestrator -> system -> conversation chain and the specialists' related types are
 // walked in order; the last word is `conversation`, whose own default is the embedded model then core.
 
@@ -94,7 +94,7 @@ function finish(
 ): ResolvedRoute {
   if (!route) return { taskType, source, targets: [], constraints: undefined, dropped: [] };
   const all = config.global.enable_fallback ? [route.primary, ...route.fallback] : [route.primary];
-  // Chat always ends at core, which answers honestly that no model is available (DESIGN.md section 11).
+  // Chat always ends at core, which answers honestly that no model is available.
   if (chat && config.global.enable_fallback && !all.some((t) => t.provider === "assistant_core")) all.push(CORE_TARGET);
   const unique = all.filter((t, i) => all.findIndex((u) => u.provider === t.provider && u.model === t.model) === i);
   const targets = options.degraded ? unique.filter((t) => LOCAL_PROVIDERS.has(t.provider)) : unique;

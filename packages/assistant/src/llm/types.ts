@@ -94,7 +94,7 @@ export interface Provider {
 
 export type ProviderFactory = (context: ProviderContext) => Provider;
 
-/** State of the embedded model (SPEC.md "Embedded model": loaded <-> unloaded). */
+/** State of the embedded model (docs/models.md#the-embedded-model). */
 export type EmbeddedStatus = "unloaded" | "downloading" | "loading" | "loaded" | "failed";
 
 export interface EmbeddedState {

@@ -19,7 +19,7 @@ import {
 } from "./store.ts";
 import { loadSqliteVec, VectorIndex, type VectorSearchMode } from "./vectorIndex.ts";
 
-// The second brain (SPEC.md "Memory"): learning after each reply (never before it: the reply goes out first),
+// The second brain (docs/memory.md): learning after each reply (never before it: the reply goes out first),
 // the flush before compaction, hybrid search, the prompt's memory block, settings and overview. One learning
 // job runs at a time, so extraction never competes with itself for the model.
 

@@ -32,7 +32,7 @@ import {
   saveMissionState,
 } from "./missionState.ts";
 
-// The autonomous mission (DESIGN.md section 6): when autonomous_mission.yaml enables it and it is not paused,
+// The autonomous mission (docs/mission.md): when autonomous_mission.yaml enables it and it is not paused,
 // every heartbeat_secs a cycle runs as a task (origin "mission") in the mission's own chat session. Cycles never
 // overlap: a heartbeat during a cycle waits for it. Each cycle ends with a report in report_dir; a long one gets
 // interim reports. Pause stops new cycles and lets the current one finish; a spent session budget pauses it too.

@@ -2,7 +2,7 @@ import type { EventLog } from "../events/eventLog.ts";
 import type { Db } from "../store/database.ts";
 import { AppError } from "../util/errors.ts";
 
-// Plugin reputation (SPEC.md "Plugin reputation"): every call's outcome and every piece of user feedback moves
+// Plugin reputation (docs/plugins.md#reputation): every call's outcome and every piece of user feedback moves
 // a plugin's score; when the score falls under the threshold the plugin is disabled by reputation, says why, and
 // stays off (across restarts) until its reputation is reset. Scores start at 100 and never exceed it.
 

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { writeFileAtomic } from "../config/atomicWrite.ts";
 
-/** `daemon.json`: how to reach the running daemon (DESIGN.md section 3). */
+/** `daemon.json`: how to reach the running daemon. */
 export interface DaemonInfo {
   pid: number;
   port: number;

@@ -4,8 +4,8 @@ import type { DaemonSettings } from "../config/settings.ts";
 import { AppError } from "../util/errors.ts";
 
 /**
- * DNS-rebinding and cross-site guard (DESIGN.md section 4): the Host must be a name of this daemon and an Origin,
- * when present, must be the daemon's own or the Studio's.
+ * DNS-rebinding and cross-site guard (docs/http-api.md#browser-guard): the Host must be a name of this daemon and an
+ * Origin, when present, must be the daemon's own or the Studio's.
  */
 export function createBrowserGuard(settings: DaemonSettings, port: () => number) {
   const names = new Set(["localhost", "127.0.0.1", "::1", ...settings.allowedHosts]);

@@ -2,7 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import type { Logger } from "../log/logger.ts";
 import { AppError, isAppError } from "../util/errors.ts";
 
-/** The one error body of the API (DESIGN.md section 4). */
+/** The one error body of the API (docs/http-api.md#errors). */
 export interface ErrorBody {
   error: { code: string; message: string; details?: Record<string, unknown> };
 }

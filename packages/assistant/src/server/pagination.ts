@@ -4,7 +4,7 @@ import { parseRfc3339 } from "../util/rfc3339.ts";
 
 export { decodeCursor, encodeCursor, type Page };
 
-// List conventions of DESIGN.md section 4: `limit` (default 50, max 500) and an opaque `cursor`;
+// List conventions (docs/http-api.md#lists): `limit` (default 50, max 500) and an opaque `cursor`;
 // responses are {items, next_cursor}.
 
 export const DEFAULT_LIMIT = 50;

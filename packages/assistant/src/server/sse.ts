@@ -24,7 +24,7 @@ function matches(event: StoredEvent, filter: StreamFilter): boolean {
 }
 
 /**
- * Streams stored events (DESIGN.md section 7): first what the client missed after `Last-Event-ID`, then live ones.
+ * Streams stored events (docs/http-api.md#events): first what the client missed after `Last-Event-ID`, then live ones.
  * Live events that arrive while the backlog is sent are buffered and de-duplicated by sequence number.
  */
 export function streamEvents(

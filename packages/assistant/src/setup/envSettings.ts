@@ -6,7 +6,7 @@ import { MASTER_KEY_ENV } from "../vault/keySource.ts";
 import { ensureDataDir } from "./dataDir.ts";
 
 // The persistent variables of assistant.env and connectors.env, as `assistant config env` and `/config` see
-// them. Secrets never belong here (SPEC.md Authentication 4): setting one is refused with a pointer to the
+// them. Secrets never belong here (docs/security.md#secrets-the-vault): setting one is refused with a pointer to the
 // vault, and a secret-looking value someone put there by hand is masked when listed.
 
 export const MASKED = "********";

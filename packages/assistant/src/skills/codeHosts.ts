@@ -1,7 +1,7 @@
-// Where a skill install URL points (SPEC.md: from a code-hosting repo the daemon may fetch the repo tree; on
-// other hosts only the file at the URL is fetched). GitHub (github.com and its raw host) and GitHub Enterprise
-// hosts named in ASSISTANT_GITHUB_ENTERPRISE_HOSTS are read through the GitHub REST API: the git tree of the
-// skill's folder, then each file. A ref holding a `/` cannot be told apart from the path and is not supported.
+// Where a skill install URL points (docs/skills.md#hosts: from a code-hosting repo the daemon may fetch the repo tree;
+// on other hosts only the file at the URL is fetched). GitHub (github.com and its raw host) and GitHub Enterprise hosts
+// named in ASSISTANT_GITHUB_ENTERPRISE_HOSTS are read through the GitHub REST API: the git tree of the skill's folder,
+// then each file. A ref holding a `/` cannot be told apart from the path and is not supported.
 
 export type InstallSource =
   | { kind: "file"; url: URL }

@@ -5,7 +5,7 @@ import { type InstallSource, installSource } from "./codeHosts.ts";
 import { loadSkill } from "./registry.ts";
 import { MAX_SKILL_MD_BYTES, parseSkillMd, SkillInvalid } from "./skillFile.ts";
 
-// Downloads a skill into data_dir/skills/<name>/ (SPEC.md "Skills": install by chat, host restricted). The
+// Downloads a skill into data_dir/skills/<name>/ (docs/skills.md#installing: host restricted). The
 // fetch it is given enforces the host rules (allowed_skill_install_hosts, HTTPS, SSRF checks, every redirect
 // re-permitted); this module decides what to fetch and refuses anything that could escape the folder: entry
 // names are checked segment by segment, symlinks and submodules are refused, nothing is written executable

@@ -3,7 +3,7 @@ import * as z from "zod";
 import { routingRulesSchema } from "../plugins/routingRules.ts";
 import { parseJsonWith } from "../util/parseJson.ts";
 
-// One skill folder's files read into a checked shape (SPEC.md "Skills", the Agent Skills format): SKILL.md with
+// One skill folder's files read into a checked shape (docs/skills.md, the Agent Skills format): SKILL.md with
 // YAML frontmatter between `---` lines (required `name` and `description`) and a Markdown body, and the optional
 // catalog file skill.json. Anything wrong is one readable reason; a skill is loaded whole or not at all.
 

@@ -1,4 +1,4 @@
-// HTML to readable text for web_fetch (DESIGN.md section 10): one linear pass over the markup, no DOM and no
+// HTML to readable text for web_fetch (docs/tools.md#web): one linear pass over the markup, no DOM and no
 // regular expression that can backtrack. Scripts, styles, templates, SVG and the head (except its <title>) are
 // dropped; block elements become line breaks, list items `- `, headings `#`, links `text (absolute url)`;
 // entities are decoded and whitespace collapsed. It is a reader's view, not a faithful rendering.

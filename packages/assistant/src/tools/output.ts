@@ -1,5 +1,5 @@
-// How tool output reaches the model (DESIGN.md section 10): long output is cut by the framework, keeping the
-// start and the end (where errors usually are), and outside content is fenced as untrusted data whose fence
+// How tool output reaches the model (docs/tools.md#what-every-call-goes-through): long output is cut by the framework,
+// keeping the start and the end (where errors usually are), and outside content is fenced as untrusted data whose fence
 // the content itself cannot close.
 
 /** Longest tool output handed to the model: ~3k tokens, so a small local model keeps room to think. */

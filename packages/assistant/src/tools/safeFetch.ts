@@ -9,7 +9,7 @@ import { SOURCE_DEFAULT } from "./policy/types.ts";
 import { type AddressClass, classifyAddress, classifyHost, urlHost } from "./policy/web.ts";
 import { ToolDenied, ToolFailure } from "./tool.ts";
 
-// The HTTP client of web_fetch (DESIGN.md section 11, SSRF). For every URL, the first and each redirect hop:
+// The HTTP client of web_fetch (docs/tools.md#web, SSRF). For every URL, the first and each redirect hop:
 //   1. `permit(url)`: the tools policy (scheme, deny list, allow list, non-public hosts listed exactly);
 //   2. the host is resolved once and EVERY address classified: a public name that resolves to a loopback,
 //      private, link-local (cloud metadata), CGNAT, ... address is refused, as is a listed `localhost` that

@@ -4,10 +4,9 @@ import type { SandboxStatus } from "./commandSandbox.ts";
 import { type DaemonFiles, PROTECTED_RULE, SOURCE_PROTECTED } from "./policy/daemonFiles.ts";
 import type { Decision, ToolRequest } from "./policy/types.ts";
 
-// A tool is one file (DESIGN.md section 10): a name, a description written for the model, zod parameters and
-// `execute(args, ctx)`. The framework (runner.ts) validates arguments, truncates and marks output, turns
-// failures into results and emits events; a tool only does its one job and asks `ctx.permit` before touching
-// anything.
+// A tool is one file (docs/tools.md#the-built-in-tools): a name, a description written for the model, zod parameters
+// and `execute(args, ctx)`. The framework (runner.ts) validates arguments, truncates and marks output, turns failures
+// into results and emits events; a tool only does its one job and asks `ctx.permit` before touching anything.
 
 /** What a tool touches, for the effective view (`GET /api/tools/effective`). */
 export type ToolResource = "read" | "write" | "command" | "web" | "skill_install" | "none";

@@ -1,6 +1,6 @@
 import { AppError } from "./errors.ts";
 
-// The opaque list cursor of DESIGN.md section 4 (`{items, next_cursor}`), shared by the HTTP pagination helpers
+// The opaque list cursor of docs/http-api.md#lists (`{items, next_cursor}`), shared by the HTTP pagination helpers
 // and the services that page SQLite rows themselves. It carries the position after which the next page starts.
 
 export interface Page<T> {
@@ -27,7 +27,7 @@ export function invalidCursor(): AppError {
   });
 }
 
-/** Default page size of lists (DESIGN.md section 4: default 50, max 500). */
+/** Default page size of lists (docs/http-api.md#lists: default 50, max 500). */
 export const DEFAULT_PAGE_LIMIT = 50;
 
 /** Stores that page SQLite rows by their seq use the seq as the cursor position. */

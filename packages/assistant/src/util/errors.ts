@@ -1,4 +1,4 @@
-// One error type for every surface: HTTP maps it to the JSON error shape (DESIGN.md section 4), the CLI prints
+// One error type for every surface: HTTP maps it to the JSON error shape (docs/http-api.md#errors), the CLI prints
 // the message and exits non-zero. Messages are written for a person and never carry secrets.
 
 export type ErrorCode =

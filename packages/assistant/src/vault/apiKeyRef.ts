@@ -2,10 +2,10 @@ import { AppError } from "../util/errors.ts";
 import { registerSecret } from "../util/redact.ts";
 import type { Vault } from "./vault.ts";
 
-// Resolves a route's `api_key_ref` (SPEC.md "Vault"): `vault://<name>` reads the vault, anything else names an
-// environment variable. Contract: it returns the secret or throws an AppError, never returns undefined; a route
-// without a key simply has no api_key_ref, so "no key" is the caller's case, not this function's.
-// Error messages name the ref but never contain a value.
+// Resolves a route's `api_key_ref` (docs/security.md#secrets-the-vault): `vault://<name>` reads the vault, anything
+// else names an environment variable. Contract: it returns the secret or throws an AppError, never returns undefined; a
+// route without a key simply has no api_key_ref, so "no key" is the caller's case, not this function's. Error messages
+// name the ref but never contain a value.
 
 const VAULT_PREFIX = "vault://";
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;

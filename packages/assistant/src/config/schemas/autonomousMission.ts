@@ -1,6 +1,6 @@
 import * as z from "zod";
 
-// autonomous_mission.yaml (DESIGN.md section 11 "Mission file keys"). A missing file is a disabled mission.
+// autonomous_mission.yaml (docs/mission.md#the-file). A missing file is a disabled mission.
 
 export const DEFAULT_HEARTBEAT_SECS = 3600;
 
@@ -9,7 +9,7 @@ export const autonomousMissionSchema = z
     objective: z.string().default(""),
     heartbeat_secs: z.number().int().positive().default(DEFAULT_HEARTBEAT_SECS),
     report_dir: z.string().min(1, "must not be empty").default("reports"), // relative paths: under the data directory
-    // Any task type name; `search`, `code` and `schedule` are accepted too (routing maps them, SPEC.md).
+    // Any task type name; `search`, `code` and `schedule` are accepted too (routing maps them).
     heartbeat_preferred_task_type: z.string().min(1, "must not be empty").optional(),
     enabled: z.boolean().default(false),
   })

@@ -1,8 +1,8 @@
 import * as z from "zod";
 import { httpUrl, nonEmptyString } from "./common.ts";
 
-// llm_router.yaml (SPEC.md "Router file"). Strict everywhere except `model_options.*.extra`: a typo in a key
-// must be an error, not a silently ignored setting.
+// llm_router.yaml (docs/configuration.md, docs/models.md). Strict everywhere except `model_options.*.extra`: a typo in
+// a key must be an error, not a silently ignored setting.
 
 /** Names allowed under `providers`. */
 export const PROVIDER_NAMES = ["local_server", "cloud_a", "cloud_azure", "cloud_b", "lowbit_server"] as const;

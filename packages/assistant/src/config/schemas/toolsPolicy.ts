@@ -1,13 +1,13 @@
 import * as z from "zod";
 import { nonEmptyString } from "./common.ts";
 
-// tools_policy.yaml (SPEC.md "Tools policy"). Every default denies: a missing or empty file, or a missing key,
+// tools_policy.yaml (docs/tools.md). Every default denies: a missing or empty file, or a missing key,
 // never grants anything. Strict, so a misspelt allow list is an error instead of a silent deny.
 
 export const DEVICE_INTERFACES = ["local_media", "system", "synthetic_input", "usb", "network"] as const;
 export type DeviceInterface = (typeof DEVICE_INTERFACES)[number];
 
-/** Code-hosting hosts `install_skill` may fetch from when the file does not say otherwise (SPEC: restrictive). */
+/** Code-hosting hosts `install_skill` may fetch from when the file does not say otherwise: a short list. */
 export const DEFAULT_SKILL_INSTALL_HOSTS = [
   "github.com",
   "api.github.com",

@@ -2,7 +2,7 @@ import { join } from "node:path";
 import type { DataPaths } from "../../config/paths.ts";
 import { AppError } from "../../util/errors.ts";
 
-// The built-in catalogue of embedded models (DESIGN.md section 9) and how the environment picks one.
+// The built-in catalogue of embedded models (docs/models.md#the-embedded-model) and how the environment picks one.
 // URLs pin a Hugging Face revision so the file behind them cannot change under the recorded hash. Sizes and
 // sha256 values were copied from public catalogues that pin the same revisions; they could not be checked
 // against the live files from here. The download verifies both and refuses a mismatch (the previous model file

@@ -12,10 +12,10 @@ import { type ResolvedEmbeddedModel, resolveEmbeddedModel } from "./catalogue.ts
 import { downloadTarget, type ModelDownloader } from "./download.ts";
 import { createEmbeddedLanguageModel, type EmbeddedLease } from "./languageModel.ts";
 
-// The embedded llama.cpp model, owned by the daemon (SPEC.md "Embedded model": unloaded <-> loaded). Nothing is
+// The embedded llama.cpp model, owned by the daemon (docs/models.md#the-embedded-model). Nothing is
 // imported or loaded until a call needs the model. A missing catalogue model starts a download and the call
-// fails as "unavailable" at once, so chats fall through to the next route while it downloads (DESIGN.md section
-// 11); the first call after the download loads it. One context with one sequence serves every call, one call at
+// fails as "unavailable" at once, so chats fall through to the next route while it downloads; the
+// first call after the download loads it. One context with one sequence serves every call, one call at
 // a time: on a small machine parallel sequences only split the same cores.
 
 export interface EmbeddedRuntimeOptions {

@@ -6,7 +6,7 @@ import type {
 } from "@ai-sdk/provider";
 import type { EmbeddedState, LanguageModelV4, Provider, ProviderFactory } from "../types.ts";
 
-// assistant_core (model "core"): the last fallback, with no model behind it (DESIGN.md section 9). It never
+// assistant_core (model "core"): the last fallback, with no model behind it (docs/models.md). It never
 // pretends to be a language model: it says plainly that none is available, why if it knows (the embedded
 // model's state), how to get one, and answers help and status questions with the commands that answer them.
 

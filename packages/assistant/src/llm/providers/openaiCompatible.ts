@@ -13,7 +13,7 @@ type Fetch = typeof globalThis.fetch;
 
 /**
  * An OpenAI-style base URL always ending in /v1: users give either what an OpenAI client takes (`.../v1`) or
- * the bare server URL (DESIGN.md section 11).
+ * the bare server URL.
  */
 export function openAiBaseUrl(value: string): string {
   const trimmed = value.replace(/\/+$/, "");

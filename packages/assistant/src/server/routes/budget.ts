@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { Services } from "../../runtime/services.ts";
 import { defineRoute, type RouteSpec } from "../route.ts";
 
-// Token budget controls (SPEC.md "Memory and budget"): limits per chat session and the usage so far.
+// Token budget controls (docs/models.md#metrics-and-budget): limits per chat session and the usage so far.
 
 const limit = (max: number) => z.number().positive().max(max).nullable().optional();
 

@@ -3,7 +3,7 @@ import { MAX_MEMORY_CHARS, MAX_SUBJECT_CHARS, MEMORY_KINDS } from "../../memory/
 import type { Services } from "../../runtime/services.ts";
 import { defineRoute, type RouteSpec } from "../route.ts";
 
-// The second brain (SPEC.md "Memory and budget"): learning on/off, overview, clear; and, for the UIs' Memory
+// The second brain (docs/memory.md): learning on/off, overview, clear; and, for the UIs' Memory
 // views and scripts, search, store and delete one item. Thin over memory/ (the same service as the tools).
 
 const settingsBody = z.strictObject({ learning_enabled: z.boolean() });

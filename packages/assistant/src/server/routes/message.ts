@@ -6,7 +6,7 @@ import { AppError } from "../../util/errors.ts";
 import { defineRoute, type RouteSpec } from "../route.ts";
 import { streamTask, taskReply } from "../taskStream.ts";
 
-// POST /api/message (DESIGN.md sections 5 and 11): a slash command is answered at once; with
+// POST /api/message (docs/http-api.md#chat-and-tasks): a slash command is answered at once; with
 // message_delivery_mode the message is queued on the session's running task (202); otherwise it starts a task:
 // 202 {task_id, session_id}, or with `wait: true` 200 {task_id, session_id, reply}, or with `stream: true` the
 // task's progress as server-sent events.

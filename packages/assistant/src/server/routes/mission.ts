@@ -6,7 +6,7 @@ import { AppError, ConfigError } from "../../util/errors.ts";
 import { pageQuerySchema, sinceSchema } from "../pagination.ts";
 import { defineRoute, type RouteSpec } from "../route.ts";
 
-// The autonomous mission (SPEC.md "Autonomous mission", DESIGN.md sections 6 and 11): its file keys and state,
+// The autonomous mission (docs/mission.md): its file keys and state,
 // key merges into autonomous_mission.yaml (JSON or YAML bodies), pause, resume and its events. Thin over mission/.
 
 const MISSION_URL = "/api/autonomous-mission";

@@ -12,7 +12,7 @@ import { errorBody } from "../errors.ts";
 import { defineRoute, type RouteSpec } from "../route.ts";
 import { openStreams } from "../sse.ts";
 
-// The OpenAI-compatible API (DESIGN.md section 5 "OpenAI-compatible"): any OpenAI client can talk to the
+// The OpenAI-compatible API (docs/http-api.md#openai-compatible-api): any OpenAI client can talk to the
 // assistant. `GET /v1/models` lists `assistant` (routed by classification) and `assistant/<task_type>` per route;
 // `POST /v1/chat/completions` hands the last user message to the conversation (a slash command is answered at
 // once, anything else becomes a task) with the request's earlier messages as the session history, and answers

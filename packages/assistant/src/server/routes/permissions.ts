@@ -7,7 +7,7 @@ import { QUEUE_STATUSES } from "../../tools/approvals/queueStatus.ts";
 import { pageQuerySchema, pageSchema } from "../pagination.ts";
 import { defineRoute, type RouteSpec } from "../route.ts";
 
-// Permissions (SPEC.md "Permissions", DESIGN.md sections 6 and 11): the review queue of sensitive tool calls, the
+// Permissions (docs/http-api.md#permissions): the review queue of sensitive tool calls, the
 // persistent allow/deny decisions, and the global approval mode.
 
 const idParams = z.strictObject({ id: z.string().min(1).max(128) });

@@ -3,7 +3,7 @@ import { catalogEntries } from "../../plugins/catalog.ts";
 import type { Services } from "../../runtime/services.ts";
 import { defineRoute, type RouteSpec } from "../route.ts";
 
-// Plugins (SPEC.md "Plugins"): installed plugins with scores and disabled-by-reputation state, reload without a
+// Plugins (docs/plugins.md): installed plugins with scores and disabled-by-reputation state, reload without a
 // restart, install from a local path, uninstall, user feedback, reputation reset, the catalog, and the routing
 // rules of plugins and skills with a match tester. Thin over plugins/.
 

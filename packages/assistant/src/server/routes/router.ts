@@ -9,7 +9,7 @@ import type { Services } from "../../runtime/services.ts";
 import { AppError } from "../../util/errors.ts";
 import { defineRoute, type RouteSpec } from "../route.ts";
 
-// The router's HTTP surface (DESIGN.md section 5 "router", "timeline, metrics"): thin adapters over llm/.
+// The router's HTTP surface (docs/models.md): thin adapters over llm/.
 
 const targetSchema = z.object({ provider: z.string(), model: z.string() });
 const routeViewSchema = z.object({

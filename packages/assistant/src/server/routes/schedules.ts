@@ -4,7 +4,7 @@ import { scheduleInputSchema } from "../../scheduler/input.ts";
 import { pageQuerySchema } from "../pagination.ts";
 import { defineRoute, type RouteSpec } from "../route.ts";
 
-// Schedules (DESIGN.md section 5, docs/scheduler.md): list, inspect, create, delete, pause and resume. Thin over
+// Schedules (docs/scheduler.md): list, inspect, create, delete, pause and resume. Thin over
 // scheduler/ (the same service as /schedule and `assistant schedule`).
 
 const idParams = z.strictObject({ id: z.string().min(1).max(128) });

@@ -3,7 +3,7 @@ import type { Services } from "../../runtime/services.ts";
 import { AppError } from "../../util/errors.ts";
 import { defineRoute, type RouteSpec } from "../route.ts";
 
-// Skills (DESIGN.md section 5, SPEC.md "Skills"): list, one skill with its instructions, rescan, install from
+// Skills (docs/skills.md): list, one skill with its instructions, rescan, install from
 // an allowed HTTPS host, uninstall. Thin over skills/ (the same services as /skills and the install_skill tool).
 
 const nameParams = z.strictObject({ name: z.string().min(1).max(128) });

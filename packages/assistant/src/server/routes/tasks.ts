@@ -5,7 +5,7 @@ import type { Services } from "../../runtime/services.ts";
 import { pageQuerySchema } from "../pagination.ts";
 import { defineRoute, type RouteSpec } from "../route.ts";
 
-// Tasks (SPEC.md "Daemon and tasks", DESIGN.md sections 5 and 6): create, list, inspect, watch through structured
+// Tasks (docs/agent.md#tasks): create, list, inspect, watch through structured
 // events, cancel, read the operator report, and see or flush the steering / follow-up queue.
 
 const idParams = z.strictObject({ id: z.string().min(1).max(128) });

@@ -4,7 +4,7 @@ import type { Services } from "../../runtime/services.ts";
 import { pageQuerySchema, sinceSchema } from "../pagination.ts";
 import { defineRoute, type RouteSpec } from "../route.ts";
 
-// GET /api/timeline (DESIGN.md section 5): task, schedule, mission, memory and budget events merged, newest
+// GET /api/timeline (docs/memory.md#timeline): task, schedule, mission, memory and budget events merged, newest
 // first, for the Calendar and Data views.
 
 const categories = Object.keys(TIMELINE_CATEGORIES) as [TimelineCategory, ...TimelineCategory[]];

@@ -5,7 +5,7 @@ import type { ToolResult } from "../../tools/runner.ts";
 import { AppError } from "../../util/errors.ts";
 import { defineRoute, type RouteSpec } from "../route.ts";
 
-// Tools (DESIGN.md section 5): the registry, the effective view of the policy, and invoke, which runs a tool the
+// Tools (docs/tools.md): the registry, the effective view of the policy, and invoke, which runs a tool the
 // way the agent does (same runner, policy and review queue, never a bypass): 200 {result}, 403 policy_denied
 // naming the rule, or 202 {queue_item_id} when the call waits for approval; it then runs once approved and
 // reports through the tool_call_completed event.

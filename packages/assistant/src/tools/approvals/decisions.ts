@@ -3,7 +3,7 @@ import { type Db, statement } from "../../store/database.ts";
 import { DEFAULT_PAGE_LIMIT, decodeSeqCursor, encodeSeqCursor, type Page } from "../../util/cursor.ts";
 import { AppError } from "../../util/errors.ts";
 
-// Persistent permission decisions (SPEC.md "Permission decision", DESIGN.md section 11): an allow or deny rule by
+// Persistent permission decisions (docs/http-api.md#permissions): an allow or deny rule by
 // tool and scope, where the scope is a command name, a path prefix, a domain, or `*`. One rule per tool and scope.
 
 export const EFFECTS = ["allow", "deny"] as const;

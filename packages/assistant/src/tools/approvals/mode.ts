@@ -1,7 +1,7 @@
 import { type Db, statement } from "../../store/database.ts";
 import { AppError } from "../../util/errors.ts";
 
-// The global approval mode (SPEC.md Authentication 6): `ask_me` queues sensitive tool calls for review, `allow_all`
+// The global approval mode (docs/http-api.md#permissions): `ask_me` queues sensitive tool calls for review, `allow_all`
 // lets them run. Stored in the settings table so it outlives a restart; anything unreadable there means `ask_me`.
 
 export const APPROVAL_MODES = ["ask_me", "allow_all"] as const;

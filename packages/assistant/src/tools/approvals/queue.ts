@@ -7,7 +7,7 @@ import { AppError, ConfigError } from "../../util/errors.ts";
 import { redactValue } from "../../util/redact.ts";
 import type { FinalStatus, QueueStatus } from "./queueStatus.ts";
 
-// The review queue (SPEC.md "States and transitions > Review queue item", DESIGN.md section 6): a sensitive tool
+// The review queue (docs/http-api.md#permissions): a sensitive tool
 // call waits here until an operator approves or denies it, or until ASSISTANT_APPROVAL_TIMEOUT_SECS pass.
 // `approved`, `denied` and `expired` are final; acting on a final item is a 409. Expiry is stored (expires_at), so
 // it holds across restarts: overdue items become `expired` lazily on every read or act and by a sweep timer.

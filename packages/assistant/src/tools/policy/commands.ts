@@ -153,7 +153,7 @@ const FORBIDDEN_ENV = new Set([
 const FORBIDDEN_ENV_PREFIXES = ["LD_", "DYLD_", "BASH_FUNC_"];
 
 /**
- * Parses the leading `VAULT:<vault_key>=<ENV_NAME>` words of a run_command call (SPEC "Tools policy"):
+ * Parses the leading `VAULT:<vault_key>=<ENV_NAME>` words of a run_command call (docs/tools.md#commands):
  * `VAULT:github_token=GH_TOKEN gh repo list`. Any word starting with `VAULT:` that is not well formed, an
  * environment name that steers loading (PATH, LD_*, NODE_OPTIONS...), or the same name twice is refused.
  */

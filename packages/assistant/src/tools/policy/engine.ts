@@ -15,7 +15,8 @@ import {
 } from "./types.ts";
 import { allowedRule, blockedRule, compileHostList, type HostList, isIpHost, normaliseHost, urlHost } from "./web.ts";
 
-// The permission chain (DESIGN.md section 10). Ordered checks, the first deny wins, nothing unmatched allows:
+// The permission chain (docs/tools.md#what-every-call-goes-through). Ordered checks, the first deny wins, nothing
+// unmatched allows:
 //   0. the built-in `protected: daemon data` rule   -> deny (daemonFiles.ts; nothing lifts it)
 //   1. no policy file (missing or empty)            -> deny
 //   2. default_profile set and the tool not in it    -> deny

@@ -1,4 +1,4 @@
-// Shapes of the tool permission engine (DESIGN.md section 10: permission as an explicit chain). Every decision
+// Shapes of the tool permission engine (permission as an explicit chain, docs/tools.md). Every decision
 // names the rule that decided and where that rule lives, so the answer can be shown to the user and the model.
 
 export type Effect = "allow" | "deny" | "ask";

@@ -5,7 +5,7 @@ import { domainToASCII } from "node:url";
 // WHATWG URL parser's (lower case, IDN as punycode, every IPv4 spelling such as 2130706433, 0177.0.0.1,
 // 0x7f.1 or 127.1 as dotted decimal, IPv6 compressed in brackets) without a trailing dot. A loopback,
 // private or otherwise non-public address is allowed only when that exact host is listed, never through `*`
-// or a parent domain (DESIGN.md section 11).
+// or a parent domain (docs/tools.md#web).
 
 export type AddressClass =
   | "public"
