@@ -74,7 +74,7 @@ export const MIGRATIONS: Migration[] = [
     version: 3,
     name: "review queue and persistent permission decisions",
     sql: `
-      -- Sensitive tool calls waiting for an operator (SPEC.md "Review queue item"). seq orders the list (newest
+      -- Sensitive tool calls waiting for an operator (docs/http-api.md#permissions). seq orders the list (newest
       -- first) and is the pagination cursor; expires_at is stored so expiry survives a restart.
       CREATE TABLE review_queue (
         seq               INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -94,7 +94,7 @@ export const MIGRATIONS: Migration[] = [
       CREATE INDEX review_queue_status ON review_queue(status, seq);
       CREATE INDEX review_queue_due ON review_queue(expires_at) WHERE status = 'pending';
 
-      -- Persistent allow/deny rules by tool and scope (DESIGN.md section 11).
+      -- Persistent allow/deny rules by tool and scope.
       CREATE TABLE permission_decisions (
         seq        INTEGER PRIMARY KEY AUTOINCREMENT,
         id         TEXT NOT NULL UNIQUE,
@@ -111,7 +111,7 @@ export const MIGRATIONS: Migration[] = [
     version: 4,
     name: "tasks, their message queues and session summaries",
     sql: `
-      -- Agent tasks (DESIGN.md section 6): queued -> running -> (waiting_approval <-> running) -> completed |
+      -- Agent tasks (docs/agent.md#tasks): queued -> running -> (waiting_approval <-> running) -> completed |
       -- failed | cancelled. seq orders lists (newest first) and is the cursor. parent_id links sub-agent tasks.
       CREATE TABLE tasks (
         seq         INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -139,7 +139,7 @@ export const MIGRATIONS: Migration[] = [
       CREATE INDEX tasks_session ON tasks(session_id, seq);
       CREATE INDEX tasks_parent ON tasks(parent_id) WHERE parent_id IS NOT NULL;
 
-      -- Messages sent to a running task (SPEC.md "Task message queue"): steering is injected after the current
+      -- Messages sent to a running task (docs/agent.md#steering-and-follow-up): steering is injected after the current
       -- LLM turn, follow_up runs after the current work unit. applied_at is set when delivered.
       CREATE TABLE task_queue (
         seq        INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -161,7 +161,7 @@ export const MIGRATIONS: Migration[] = [
     version: 5,
     name: "plugin reputation",
     sql: `
-      -- One row per plugin that has run (SPEC.md "Plugin" record): the outcome counts, the score derived from
+      -- One row per plugin that has run (docs/plugins.md#reputation): the outcome counts, the score derived from
       -- them, and whether reputation switched the plugin off (and why). Reset puts the row back to a clean start.
       CREATE TABLE plugin_reputation (
         plugin_id      TEXT PRIMARY KEY,
