@@ -96,7 +96,7 @@ browser_session_timeout_secs: 60
     expect(report?.status).toBe("ok");
   });
 
-  it("uses the browser defaults of SPEC.md", () => {
+  it("defaults the browser settings and the tools that ask first", () => {
     const policy = denyAllToolsPolicy();
     expect(policy.browser_headless).toBe(true);
     expect(policy.browser_action_timeout_secs).toBe(30);
