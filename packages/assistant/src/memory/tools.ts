@@ -12,7 +12,7 @@ export function memoryTools(memory: MemoryService): Tool[] {
     name: "remember",
     description:
       "Store a durable fact, preference, person, project or decision about the user for later conversations.",
-    parameters: z.object({
+    parameters: z.strictObject({
       content: z.string().min(3).max(MAX_MEMORY_CHARS).describe("one self-contained sentence"),
       kind: z.enum(MEMORY_KINDS).optional().describe("default fact"),
       subject: z.string().min(1).max(MAX_SUBJECT_CHARS).optional().describe("what it is about, 1-4 words"),
@@ -34,7 +34,7 @@ export function memoryTools(memory: MemoryService): Tool[] {
   const recall = defineTool({
     name: "recall",
     description: "Search what you remember about the user (facts, preferences, people, projects, decisions).",
-    parameters: z.object({
+    parameters: z.strictObject({
       query: z.string().min(1).max(1000).describe("what to look for"),
       limit: z.number().int().min(1).max(20).optional().describe("default 5"),
     }),
@@ -51,7 +51,7 @@ export function memoryTools(memory: MemoryService): Tool[] {
   const forget = defineTool({
     name: "forget",
     description: "Delete one remembered item by its id (ids come from recall).",
-    parameters: z.object({ id: z.string().min(1).max(100).describe("memory id, e.g. mem_...") }),
+    parameters: z.strictObject({ id: z.string().min(1).max(100).describe("memory id, e.g. mem_...") }),
     resource: "none",
     execute: async ({ id }) => {
       try {

@@ -5,8 +5,7 @@ import { fileKind, openApproved, readAt } from "../tools/files.ts";
 import { MAX_WRITE_BYTES, writeApprovedFile } from "../tools/fileWrite.ts";
 import type { DaemonFiles } from "../tools/policy/daemonFiles.ts";
 import { pathWithin, resolvePolicyPath, resolveRequestPath } from "../tools/policy/paths.ts";
-import type { ToolRequest } from "../tools/policy/types.ts";
-import { protectedDenied, type ToolContext, ToolDenied, ToolFailure } from "../tools/tool.ts";
+import { type PermitRequest, protectedDenied, type ToolContext, ToolDenied, ToolFailure } from "../tools/tool.ts";
 
 // The file access a plugin gets through its one file host function, `extism:host/user` `fs`: a JSON request in,
 // a JSON result out. A path must lie under the manifest's allowed_paths AND be allowed by tools_policy.yaml
@@ -43,10 +42,10 @@ export interface PluginFileAccess {
   manifestFile: string;
   /** The manifest's allowed_paths (absolute). */
   allowedPaths: readonly string[];
-  /** The plugin tool being called: policy requests and the write journal name it. */
+  /** The plugin tool being called: the write journal names it (the runner names it in policy requests). */
   tool: string;
   /** Asks the tools policy (ToolContext.permit, its wait for approval off the plugin's clock). */
-  permit(request: ToolRequest): Promise<unknown>;
+  permit(request: PermitRequest): Promise<unknown>;
   /** Where the write is journaled, and for which task. */
   ctx: Pick<ToolContext, "journalPath" | "taskId" | "sessionId" | "daemonFiles">;
 }
@@ -73,7 +72,7 @@ export async function pluginFileOp(raw: string, access: PluginFileAccess): Promi
       `plugin ${access.pluginId} may only use files under its allowed_paths (${access.allowedPaths.join(", ") || "none"}); ${target} is outside`,
     );
   }
-  await access.permit({ kind: write ? "write" : "read", tool: access.tool, path: target });
+  await access.permit({ kind: write ? "write" : "read", path: target });
   try {
     switch (request.op) {
       case "read":

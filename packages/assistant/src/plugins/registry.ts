@@ -14,7 +14,7 @@ import { z } from "zod";
 import type { EventLog } from "../events/eventLog.ts";
 import type { Logger } from "../log/logger.ts";
 import { safeFetch } from "../tools/safeFetch.ts";
-import { defineTool, type Tool, type ToolContext, ToolDenied, ToolFailure } from "../tools/tool.ts";
+import { type Tool, type ToolContext, ToolDenied, ToolFailure } from "../tools/tool.ts";
 import { AppError } from "../util/errors.ts";
 import { readBoundedFile } from "../util/readBounded.ts";
 import { type PluginManifest, parseManifest } from "./manifest.ts";
@@ -324,17 +324,24 @@ export class PluginRegistry {
     } catch (error) {
       throw new Error(`tool ${spec.name}: parameters are not a usable JSON Schema (${(error as Error).message})`);
     }
-    return defineTool({
+    const { allowed_hosts, allowed_paths } = p.manifest.capabilities;
+    // Not defineTool: the parameters are the plugin's own JSON Schema, given to the model as the plugin declared it.
+    return {
       name,
       description: `${spec.description} (plugin ${p.manifest.id})`,
       parameters,
       jsonSchema: spec.parameters,
       resource: "none",
+      // Its host requests: HTTP to the manifest's hosts, files under its allowed_paths.
+      asks: [
+        ...(allowed_hosts.length > 0 ? ["web" as const] : []),
+        ...(allowed_paths.length > 0 ? ["read" as const, "write" as const] : []),
+      ],
       execute: async (args, ctx) => ({
         text: await this.#call(p, name, spec.export, pluginInput(spec.input_param, args), ctx),
         untrusted: `plugin ${p.manifest.id}`,
       }),
-    });
+    };
   }
 
   async #call(p: Loaded, tool: string, exportName: string, input: string, ctx: ToolContext): Promise<string> {
@@ -410,7 +417,7 @@ export class PluginRegistry {
             );
           }
           const res = await safeFetch(url, {
-            permit: (target) => hold(call.ctx.permit({ kind: "web", tool: call.tool, url: target })),
+            permit: (target) => hold(call.ctx.permit({ kind: "web", url: target })),
             signal: init.signal ?? call.ctx.signal,
             maxBytes: MAX_HTTP_BYTES,
           });

@@ -13,7 +13,7 @@ export function skillTools(registry: SkillRegistry, service: SkillService): Tool
     name: "use_skill",
     description:
       "Read an installed skill's instructions before following them (or one file of its references/, scripts/, assets/).",
-    parameters: z.object({
+    parameters: z.strictObject({
       name: z.string().min(1).max(64).describe("skill name from the Skills list"),
       file: z.string().min(1).max(300).optional().describe("a file of the skill, e.g. references/guide.md"),
     }),
@@ -36,7 +36,7 @@ export function skillTools(registry: SkillRegistry, service: SkillService): Tool
     name: "install_skill",
     description:
       "Install a skill from an HTTPS URL of a raw SKILL.md or a repository folder holding one (allowed hosts only).",
-    parameters: z.object({
+    parameters: z.strictObject({
       url: z.string().min(1).max(2000).describe("https URL of SKILL.md or of the skill's folder"),
       replace: z.boolean().optional().describe("replace an installed skill of the same name"),
     }),
@@ -45,7 +45,7 @@ export function skillTools(registry: SkillRegistry, service: SkillService): Tool
       try {
         const installed = await service.install(url, {
           replace: replace === true,
-          permitHost: (host) => ctx.permit({ kind: "skill_install", tool: "install_skill", host }),
+          permitHost: (host) => ctx.permit({ kind: "skill_install", host }),
           signal: ctx.signal,
           ...(ctx.taskId ? { taskId: ctx.taskId } : {}),
           ...(ctx.sessionId ? { sessionId: ctx.sessionId } : {}),

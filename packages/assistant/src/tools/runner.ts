@@ -10,7 +10,16 @@ import { type DaemonFiles, MOVED } from "./policy/daemonFiles.ts";
 import type { Decision, ToolRequest } from "./policy/types.ts";
 import type { PolicySource } from "./policySource.ts";
 import type { ToolRegistry } from "./registry.ts";
-import { protectedDenied, type Tool, type ToolCallStatus, type ToolContext, ToolDenied, ToolFailure } from "./tool.ts";
+import {
+  type PermitRequest,
+  protectedDenied,
+  RESOURCE_REQUESTS,
+  type Tool,
+  type ToolCallStatus,
+  type ToolContext,
+  ToolDenied,
+  ToolFailure,
+} from "./tool.ts";
 
 // Runs one tool call the same way for every caller (agent loop, POST /api/tools/:name/invoke): arguments
 // validated by the tool's zod schema, every resource asked of the policy, `ask` answered through the review
@@ -144,6 +153,9 @@ export class ToolRunner {
     }
     let queueItemId: string | undefined;
     let approvedItem: string | undefined;
+    const mayAsk = [...RESOURCE_REQUESTS[tool.resource], ...(tool.asks ?? [])];
+    /** Set when the tool asked for a kind it may not: the call fails even if the tool caught the refusal. */
+    let contractBroken: string | undefined;
     const signal = options.signal ? AbortSignal.any([options.signal, this.#shutdown.signal]) : this.#shutdown.signal;
     const policy = this.#options.policy;
     const snapshot = policy.current();
@@ -160,7 +172,13 @@ export class ToolRunner {
       ...(options.sessionId ? { sessionId: options.sessionId } : {}),
       secret: this.#options.secret,
       progress: (text) => options.onProgress?.(text),
-      permit: async (request: ToolRequest): Promise<Decision> => {
+      permit: async (asked: PermitRequest): Promise<Decision> => {
+        // Stamped with the calling tool's own name, whatever the request says: a tool only ever asks for itself.
+        const request: ToolRequest = { ...asked, tool: name };
+        if (!mayAsk.includes(request.kind)) {
+          contractBroken ??= `${name} asked for a ${request.kind} permission, but a tool with resource ${tool.resource} may only ask for ${mayAsk.join(" or ")} (a bug in the tool: nothing was allowed)`;
+          throw new Error(contractBroken);
+        }
         // The engine decides on paths without I/O; whether those paths still mean the daemon's folder is one stat.
         const fileRequest = request.kind === "read" || request.kind === "write" || request.kind === "command";
         if (fileRequest && this.#options.daemonFiles.moved()) throw protectedDenied(MOVED);
@@ -196,15 +214,21 @@ export class ToolRunner {
       },
     };
     const withQueue = () => (queueItemId ? { queue_item_id: queueItemId } : {});
+    const broken = (problem: string): ToolResult => {
+      this.#options.logger.warn("a tool asked for a permission its resource does not allow", { tool: name, problem });
+      return { ...base, status: "error", output: `${name} failed: ${problem}`, truncated: false, ...withQueue() };
+    };
     try {
       // A tool without a resource (message, web_search, plugin tools, use_skill) is asked about as a whole here,
       // so no such tool can forget to ask; resource tools ask per path, command or host inside execute.
-      if (tool.resource === "none") await ctx.permit({ kind: "tool", tool: name });
+      if (tool.resource === "none") await ctx.permit({ kind: "tool" });
       const out = await tool.execute(parsed.data, ctx);
+      if (contractBroken) return broken(contractBroken);
       const cut = truncateOutput(redact(out.text));
       const text = out.untrusted ? markUntrusted(cut.text, out.untrusted) : cut.text;
       return { ...base, status: "ok", output: text, truncated: cut.truncated, ...withQueue() };
     } catch (error) {
+      if (contractBroken) return broken(contractBroken);
       if (error instanceof ToolDenied) {
         return {
           ...base,

@@ -25,16 +25,16 @@ function access(permit: ToolContext["permit"] = vi.fn(async () => ({ effect: "al
 const op = (request: unknown, a = access()) => pluginFileOp(JSON.stringify(request), a);
 
 describe("plugin fs requests", () => {
-  it("asks the policy as the plugin tool, with read for read/list and write for write", async () => {
+  it("asks the policy with read for read/list and write for write (the runner adds the tool's name)", async () => {
     const a = access();
     writeFileSync(join(allowed, "a.txt"), "A");
     await op({ op: "read", path: join(allowed, "a.txt") }, a);
     await op({ op: "list", path: allowed }, a);
     await op({ op: "write", path: join(allowed, "b.txt"), content: "B" }, a);
     expect(vi.mocked(a.permit).mock.calls.map(([r]) => r)).toEqual([
-      { kind: "read", tool: "p__files", path: join(allowed, "a.txt") },
-      { kind: "read", tool: "p__files", path: allowed },
-      { kind: "write", tool: "p__files", path: join(allowed, "b.txt") },
+      { kind: "read", path: join(allowed, "a.txt") },
+      { kind: "read", path: allowed },
+      { kind: "write", path: join(allowed, "b.txt") },
     ]);
     const journal = JSON.parse(readFileSync(join(root, "journal.jsonl"), "utf8").trim());
     expect(journal).toMatchObject({ tool: "p__files", created: true, bytes: 1, task_id: "t1" });

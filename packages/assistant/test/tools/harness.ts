@@ -35,6 +35,8 @@ export interface ToolHarness {
   setPolicy(policy: ToolsPolicyInput | string | null): void;
   invoke(name: string, args: unknown, options?: InvokeOptions): Promise<ToolResult>;
   eventsOf<K extends EventKind>(...kinds: K[]): StoredEvent<K>[];
+  /** What the runner logged as warnings (message and fields). */
+  warnings: Array<{ message: string; fields: unknown }>;
   /** Approves (or denies) the next item that waits in the review queue. */
   answerNext(status: "approve" | "deny", note?: string): Promise<string>;
 }
@@ -56,7 +58,9 @@ export function toolHarness(
   const env = { ...options.env };
   const approvals = createApprovalServices({ db, env, events });
   const vault = vaultWithSecrets(paths, options.secrets ?? {});
-  const services = createToolServices({ paths, env, vault, approvals, events, logger: { warn: () => {} }, cwd });
+  const warnings: ToolHarness["warnings"] = [];
+  const logger = { warn: (message: string, fields?: unknown) => void warnings.push({ message, fields }) };
+  const services = createToolServices({ paths, env, vault, approvals, events, logger, cwd });
   const { runner } = services;
   cleanups.push(() => {
     approvals.close();
@@ -79,6 +83,7 @@ export function toolHarness(
     setPolicy,
     invoke: (name, args, invokeOptions) => runner.invoke(name, args, invokeOptions),
     eventsOf: (...kinds) => events.list({ kinds, limit: 1000 }),
+    warnings,
     async answerNext(status, note) {
       for (let i = 0; i < 500; i++) {
         const pending = approvals.queue.list({ status: "pending" }).items[0];

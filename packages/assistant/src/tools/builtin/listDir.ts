@@ -19,7 +19,7 @@ export const listDirTool = defineTool({
     const resolved = resolveRequestPath(args.path, { cwd: ctx.cwd });
     if ("error" in resolved) throw new ToolFailure(resolved.error);
     const path = resolved.path;
-    await ctx.permit({ kind: "read", tool: "list_dir", path });
+    await ctx.permit({ kind: "read", path });
     let names: string[];
     try {
       names = readdirSync(path).sort();

@@ -22,7 +22,7 @@ export const readFileTool = defineTool({
     const resolved = resolveRequestPath(args.path, { cwd: ctx.cwd });
     if ("error" in resolved) throw new ToolFailure(resolved.error);
     const path = resolved.path;
-    await ctx.permit({ kind: "read", tool: "read_file", path });
+    await ctx.permit({ kind: "read", path });
     const { fd, stat } = openApproved(path, constants.O_RDONLY);
     try {
       const refused = ctx.daemonFiles.openedRefusal(stat);

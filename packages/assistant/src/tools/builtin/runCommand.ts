@@ -78,10 +78,10 @@ export const runCommandTool = defineTool({
 
     const executable = resolveExecutable(argv[0]!, { cwd });
     if ("error" in executable) throw new ToolFailure(executable.error);
-    await ctx.permit({ kind: "command", tool: "run_command", executable: executable.name, argv });
+    await ctx.permit({ kind: "command", executable: executable.name, argv });
 
     if (args.cwd !== undefined) {
-      await ctx.permit({ kind: "read", tool: "run_command", path: cwd });
+      await ctx.permit({ kind: "read", path: cwd });
       let isDirectory: boolean;
       try {
         isDirectory = statSync(cwd).isDirectory();

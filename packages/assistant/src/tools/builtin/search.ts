@@ -37,7 +37,7 @@ export const searchTool = defineTool({
     const resolved = resolveRequestPath(args.path ?? ".", { cwd: ctx.cwd });
     if ("error" in resolved) throw new ToolFailure(resolved.error);
     const root = resolved.path;
-    await ctx.permit({ kind: "read", tool: "search", path: root });
+    await ctx.permit({ kind: "read", path: root });
     let rootStat: ReturnType<typeof lstatSync>;
     try {
       rootStat = lstatSync(root);

@@ -26,7 +26,7 @@ export const webFetchTool = defineTool({
       );
     }
     const res = await safeFetch(url, {
-      permit: (target) => ctx.permit({ kind: "web", tool: "web_fetch", url: target }),
+      permit: (target) => ctx.permit({ kind: "web", url: target }),
       signal: ctx.signal,
     });
     return { text: describeResponse(res), untrusted: `web page ${res.url.href}` };

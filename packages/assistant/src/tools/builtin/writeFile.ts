@@ -22,7 +22,7 @@ export const writeFileTool = defineTool({
     const resolved = resolveRequestPath(args.path, { cwd: ctx.cwd, forWrite: true });
     if ("error" in resolved) throw new ToolFailure(resolved.error);
     const path = resolved.path;
-    await ctx.permit({ kind: "write", tool: "write_file", path });
+    await ctx.permit({ kind: "write", path });
     const written = writeApprovedFile(path, args.content, {
       tool: "write_file",
       journalPath: ctx.journalPath,

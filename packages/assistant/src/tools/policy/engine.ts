@@ -104,17 +104,6 @@ interface CompiledDecisions {
   allow: ReadonlyMap<string, CompiledDecision[]>;
 }
 
-/** Tools that act on a resource: asked about as `kind: "tool"` they would skip every resource check. */
-const RESOURCE_TOOLS = new Set([
-  "read_file",
-  "write_file",
-  "list_dir",
-  "run_command",
-  "web_fetch",
-  "install_skill",
-  "device_invoke",
-]);
-
 const DEVICE_NAMES: ReadonlySet<string> = new Set(DEVICE_INTERFACES);
 const MISSING: Decision = {
   effect: "deny",
@@ -369,9 +358,7 @@ function decide(
       break;
     }
     case "tool": {
-      if (RESOURCE_TOOLS.has(tool) || tool.startsWith("browser_")) {
-        return deny(`default: ${tool} was asked about without its resource`, SOURCE_DEFAULT);
-      }
+      // Only resource-free tools ask this (the runner refuses it from any other: tools/tool.ts RESOURCE_REQUESTS).
       subject = tool;
       const denied = persistentDeny(decisions, tool, "tool", subject);
       if (denied) return denied;
