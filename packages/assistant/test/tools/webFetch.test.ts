@@ -1,10 +1,12 @@
 import type { LookupAddress } from "node:dns";
+import { readFileSync } from "node:fs";
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { ToolsPolicyInput } from "../../src/config/schemas/toolsPolicy.ts";
-import { decodeEntities, htmlToText } from "../../src/tools/html.ts";
+import { htmlToText } from "../../src/tools/html.ts";
 import { type HostLookup, safeFetch } from "../../src/tools/safeFetch.ts";
 import { ToolDenied, ToolFailure } from "../../src/tools/tool.ts";
 import { toolHarness } from "./harness.ts";
@@ -32,6 +34,9 @@ const PAGE = `<!doctype html><html><head><title>Test &amp; page</title>
 <script>document.write("SCRIPT-TEXT")</script><style>body { color: red }</style></head>
 <body><h1>Hello</h1><p>Read <a href="/docs?a=1&amp;b=2">the docs</a> now.</p>
 <ul><li>first</li><li>second</li></ul><noscript>NOSCRIPT-TEXT</noscript></body></html>`;
+
+/** A news page with menus, ads and a footer (test/tools/fixtures, shared with htmlReader.test.ts). */
+const ARTICLE = readFileSync(join(import.meta.dirname, "fixtures", "news-article.html"), "utf8");
 
 function handle(path: string, res: ServerResponse): void {
   const url = new URL(path, "http://x");
@@ -80,6 +85,9 @@ function handle(path: string, res: ServerResponse): void {
     case "/who":
       res.writeHead(200, { "content-type": "text/plain" }).end("server A (127.0.0.1)");
       return;
+    case "/article":
+      res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(ARTICLE);
+      return;
     default:
       res.writeHead(404).end();
   }
@@ -113,8 +121,12 @@ beforeEach(() => {
   seen.length = 0;
 });
 
-const fetchTool = (policy: ToolsPolicyInput, url: string, options?: { signal?: AbortSignal }) =>
-  toolHarness({ policy }).invoke("web_fetch", { url }, options);
+const fetchTool = (
+  policy: ToolsPolicyInput,
+  url: string,
+  options?: { signal?: AbortSignal },
+  args: { whole_page?: boolean } = {},
+) => toolHarness({ policy }).invoke("web_fetch", { url, ...args }, options);
 
 /** The tool's permit, over the same engine, for calling safeFetch directly. */
 function permitFor(policy: ToolsPolicyInput): (url: URL) => Promise<void> {
@@ -142,8 +154,9 @@ describe("web_fetch through the tool runner", () => {
     expect(result.status).toBe("ok");
     const out = result.output;
     expect(out).toContain(`<untrusted_data source="web page ${origin}/page">`);
-    expect(out).toContain(`URL: ${origin}/page\nStatus: 200 OK\nTitle: Test & page\n\n# Hello`);
-    expect(out).toContain(`Read the docs (${origin}/docs?a=1&b=2) now.`);
+    // Too short for a reader view: the whole page is read.
+    expect(out).toContain(`URL: ${origin}/page\nStatus: 200 OK\nTitle: Test & page\nRead: the whole page\n\n# Hello`);
+    expect(out).toContain(`Read [the docs](${origin}/docs?a=1&b=2) now.`);
     expect(out).toContain("- first\n- second");
     expect(out).not.toMatch(/SCRIPT-TEXT|NOSCRIPT-TEXT|color: red/);
     expect(seen).toHaveLength(1);
@@ -233,6 +246,25 @@ describe("web_fetch through the tool runner", () => {
     expect(loop.status).toBe("error");
     expect(loop.output).toMatch(/too many redirects \(more than 5\)/);
     expect(seen).toHaveLength(6);
+  });
+
+  it("reads an article page as its article (reader view), or whole with whole_page", async () => {
+    const policy = { allowed_web_domains: ["127.0.0.1"] };
+    const article = await fetchTool(policy, `${origin}/article`);
+    expect(article.status).toBe("ok");
+    expect(article.output).toContain(
+      "Title: City council approves new cycling network after two-year debate\nByline: Maria Lindqvist\n" +
+        "Read: the article (reader view)",
+    );
+    expect(article.output).toContain("## What changes, and when");
+    expect(article.output).toContain(`[traffic study](${origin}/documents/cycling-network-study.pdf)`);
+    expect(article.output).not.toMatch(/We use cookies|Most read|Subscribe from|All rights reserved|gtag/);
+
+    const whole = await fetchTool(policy, `${origin}/article`, {}, { whole_page: true });
+    expect(whole.output).toContain("Read: the whole page");
+    expect(whole.output).toContain("## What changes, and when");
+    expect(whole.output).toMatch(/We use cookies[\s\S]*Most read[\s\S]*All rights reserved/);
+    expect(whole.output).not.toMatch(/gtag|TRACKING-PIXEL-TEXT|font-family/);
   });
 
   it("waits for the review queue when web_fetch requires approval; the approval never widens the policy", async () => {
@@ -439,6 +471,7 @@ describe("htmlToText", () => {
     );
   });
 
+  // Markdown since the reader view: links as [text](url), numbered lists, pipe tables and fenced code.
   it("resolves links against the page and lays out blocks, lists and tables", () => {
     const { text } = htmlToText(
       `<h2>Head</h2><p>See <a href="../x">there</a>, <a href="#top">top</a>, <a href="javascript:alert(1)">js</a>.</p>
@@ -448,13 +481,13 @@ describe("htmlToText", () => {
       "https://site.test/dir/page.html",
     );
     expect(text).toBe(
-      "## Head\n\nSee there (https://site.test/x), top, js.\n\n- one\n  - deep\nline\nbreak\na | b\n\n  kept\n    spaces",
+      "## Head\n\nSee [there](https://site.test/x), top, js.\n\n1. one\n   - deep\n\nline\nbreak\n\n| a | b |\n| --- | --- |\n\n```\n  kept\n    spaces\n```",
     );
   });
 
   it("decodes named, decimal and hex entities and leaves unknown ones", () => {
-    expect(decodeEntities("&amp; &lt;b&gt; &quot;q&quot; &#39;s&#39; a&nbsp;b &#x263A; &#65; &copy &bogus; &#0;")).toBe(
-      "& <b> \"q\" 's' a\u00a0b ☺ A © &bogus; \ufffd",
+    expect(htmlToText("<p>&amp; &lt;b&gt; &quot;q&quot; &#39;s&#39; &#x263A; &#65; &copy &bogus; &#0;</p>").text).toBe(
+      "& <b> \"q\" 's' ☺ A © &bogus; \ufffd",
     );
     expect(htmlToText("<p>a &nbsp;&nbsp; b &lt;tag&gt;</p>").text).toBe("a b <tag>");
   });
@@ -472,5 +505,29 @@ describe("htmlToText", () => {
     const started = Date.now();
     for (const html of hostile) htmlToText(html);
     expect(Date.now() - started).toBeLessThan(3000);
+  });
+
+  it("stays fast on markup that makes markdown writers or parsers superlinear", () => {
+    const hostile = [
+      `<ul><li>a${"<br>".repeat(200_000)}x</li></ul>`, // line breaks re-read per item
+      `<table>${"<tr><td>x".repeat(100_000)}`, // padded columns
+      "<a href='/x'>y</a>".repeat(100_000), // output re-read per append
+      `<pre>a${"\n ".repeat(500_000)}</pre>`,
+      `<p>${"x ".repeat(1_000_000)}</p>`, // past the text budget
+    ];
+    const started = Date.now();
+    for (const html of hostile) htmlToText(html, "https://site.test/");
+    expect(Date.now() - started).toBeLessThan(3000);
+    // The text budget is said, not silently applied.
+    expect(htmlToText(hostile[4]!).text).toMatch(/\[\.\.\. the page goes on: the reader stops after 100000 characters/);
+  });
+
+  it("does not parse a page nested deeper than any browser keeps, and says so", () => {
+    const started = Date.now();
+    const page = htmlToText(`${"<b>".repeat(400_000)}x`);
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(page.text).toBe("[the page nests its elements 400000 deep (a browser stops at 512), so it is not read]");
+    // Deep but within bounds: read, with its nesting flattened past 256.
+    expect(htmlToText(`${"<div>".repeat(3_000)}deep text`).text).toBe("deep text");
   });
 });

@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { htmlToText } from "../html.ts";
 import { type SafeResponse, safeFetch } from "../safeFetch.ts";
 import { defineTool, ToolFailure } from "../tool.ts";
 
@@ -9,12 +8,17 @@ const SNIFF_BYTES = 8192;
 export const webFetchTool = defineTool({
   name: "web_fetch",
   description:
-    "Fetch a web page (http or https, GET) and read it as text: HTML is reduced to its readable text with links " +
-    "shown as `text (url)`; plain text and JSON come as they are. Only hosts in allowed_web_domains can be " +
-    "fetched. Use web_search first when you do not know the address.",
+    "Fetch a web page (http or https, GET) and read it as markdown-like text: an article is shown alone (reader " +
+    "view: menus, ads and footers left out), any other page whole, with # headings, [text](url) links and " +
+    "| tables |; plain text and JSON come as they are. Only hosts in allowed_web_domains can be fetched. Use " +
+    "web_search first when you do not know the address.",
   resource: "web",
   parameters: z.strictObject({
     url: z.string().min(1).max(MAX_URL_CHARS).describe("The absolute http(s) URL to fetch"),
+    whole_page: z
+      .boolean()
+      .optional()
+      .describe("Read the whole page (menus, footers, every link) rather than the article alone"),
   }),
   async execute(args, ctx) {
     let url: URL;
@@ -29,12 +33,12 @@ export const webFetchTool = defineTool({
       permit: (target) => ctx.permit({ kind: "web", url: target }),
       signal: ctx.signal,
     });
-    return { text: describeResponse(res), untrusted: `web page ${res.url.href}` };
+    return { text: await describeResponse(res, args.whole_page), untrusted: `web page ${res.url.href}` };
   },
 });
 
-/** The tool's text for one response: a short head (URL, status, title) and the readable body. */
-export function describeResponse(res: SafeResponse): string {
+/** The tool's text for one response: a short head (URL, status, title, what was read) and the readable body. */
+export async function describeResponse(res: SafeResponse, wholePage = false): Promise<string> {
   const head = [`URL: ${res.url.href}`, `Status: ${res.status}${res.statusText ? ` ${res.statusText}` : ""}`];
   const kind = contentKind(res);
   let body: string;
@@ -43,8 +47,12 @@ export function describeResponse(res: SafeResponse): string {
   } else {
     const text = decode(res.body, res.charset ?? (kind === "html" ? metaCharset(res.body) : null));
     if (kind === "html") {
-      const page = htmlToText(text, res.url);
+      // Loaded on first use: the reader's libraries are heavy and the daemon starts without them.
+      const { htmlToText } = await import("../html.ts");
+      const page = htmlToText(text, res.url, { wholePage });
       if (page.title) head.push(`Title: ${page.title}`);
+      if (page.byline) head.push(`Byline: ${page.byline}`);
+      head.push(page.article ? "Read: the article (reader view)" : "Read: the whole page");
       body = page.text;
     } else body = text;
     if (body.trim().length === 0) body = "(empty)";

@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { htmlToText } from "../html.ts";
 import { defineTool, ToolFailure } from "../tool.ts";
 
 // web_search asks the user's search service (Brave Search API or one speaking its protocol). The endpoint is
@@ -62,6 +61,8 @@ export const webSearchTool = defineTool({
     if (!res.ok) {
       await res.body?.cancel().catch(() => {});
       throw new ToolFailure(statusFailure(res.status));
+    // Snippets carry <strong> and entities. The HTML reader is loaded on first use (its libraries are heavy).
+    const { htmlSnippetText } = await import("../html.ts");
     }
     const raw = await readCapped(res, signal, ctx.signal);
     let data: unknown;
@@ -73,9 +74,9 @@ export const webSearchTool = defineTool({
     const results = resultsOf(data);
     if (results.length === 0) return { text: `No results for "${args.query}".`, untrusted: "web search results" };
     const lines = results.slice(0, RESULT_COUNT).map((r, i) => {
-      const title = inline(typeof r.title === "string" ? r.title : "") || "(untitled)";
+      const title = htmlSnippetText(typeof r.title === "string" ? r.title : "") || "(untitled)";
       const link = typeof r.url === "string" ? r.url : "";
-      const description = inline(typeof r.description === "string" ? r.description : "");
+      const description = htmlSnippetText(typeof r.description === "string" ? r.description : "");
       return [`${i + 1}. ${title}`, link ? `   ${link}` : null, description ? `   ${description}` : null]
         .filter((l) => l !== null)
         .join("\n");
@@ -91,12 +92,6 @@ function resultsOf(data: unknown): SearchResult[] {
   const results = (web as { results?: unknown }).results;
   if (!Array.isArray(results)) return [];
   return results.filter((r): r is SearchResult => r !== null && typeof r === "object");
-}
-
-/** Snippets carry <strong> and entities: reduced to one line of text. */
-function inline(text: string): string {
-  if (text.length === 0) return "";
-  return htmlToText(text).text.replace(/\s+/g, " ").trim();
 }
 
 function statusFailure(status: number): string {
