@@ -86,6 +86,13 @@ const requests: ToolRequest[] = [
     executable: "env",
     argv: ["env", "FOO=1", "nice", "-n", "5", "python3", "-c", "import os"],
   },
+  // an awk read under every awk's reading of its options, and watch's options read as getopt does
+  {
+    kind: "command",
+    tool: "run_command",
+    executable: "sh",
+    argv: ["sh", "-c", "awk -bv n=1 -F: '$3 > n {print $1}' /etc/passwd | sort; watch -d -n 2 -x ls"],
+  },
   { kind: "web", tool: "web_fetch", url: url("https://a.b.site33.example.com/page") },
   { kind: "web", tool: "web_fetch", url: url("https://site3.example.com/") },
   { kind: "web", tool: "web_fetch", url: url("https://ads4.example.net/") },

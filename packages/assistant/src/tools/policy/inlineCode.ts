@@ -1,4 +1,5 @@
-import { firstOperand } from "./options.ts";
+import { AWK_READINGS } from "./awkOptions.ts";
+import { firstOperand, type ScriptOptionReader, type ScriptOptions } from "./options.ts";
 import { DYNAMIC, type ShellDialect } from "./shellCode.ts";
 
 // Shells and interpreters, and where each takes the program it runs from: inline code in its arguments
@@ -142,27 +143,13 @@ function subcommandProgram(codeWords: ReadonlySet<string>, args: readonly string
   return args.some((a) => !a.startsWith("-")) ? FILE : STDIN;
 }
 
-/** What awk's or sed's options say about its program. */
-interface ScriptOptions {
-  /** Program text given by options (`-e`, `--source`, `--expression`). */
-  code: string[];
-  /** A program file (`-f`): the first operand is then data, not the program. */
-  file: boolean;
-  /** `--sandbox`: no command can run, whatever the program. */
-  sandbox: boolean;
-}
-
 /**
  * awk's and sed's program: given by options, else the first operand unless read from a file; code only when
  * `runs` finds a way to start a process in it. `read` is firstOperand's reader, writing what it finds to `found`.
  */
-function scriptProgram(
-  args: readonly string[],
-  runs: (program: string) => boolean,
-  read: (found: ScriptOptions, option: string, value: () => string | undefined) => boolean,
-): Program {
+function scriptProgram(args: readonly string[], runs: (program: string) => boolean, read: ScriptOptionReader): Program {
   const found: ScriptOptions = { code: [], file: false, sandbox: false };
-  const operand = firstOperand(args, (option, value) => read(found, option, value));
+  const operand = firstOperand(args, (option, value, attached) => read(found, option, value, attached));
   if (!found.file && found.code.length === 0) found.code.push(args[operand] ?? DYNAMIC);
   if (found.sandbox || !found.code.some(runs)) return FILE;
   return { kind: "code", code: found.code };
@@ -172,20 +159,18 @@ function scriptProgram(
  * awk's program is its first operand unless `-f` names a file. It can start a process only through `system`,
  * a pipe (`print | "cmd"`, `"cmd" | getline`, `|&`) or gawk's `@` (indirect calls, `@load`); a program without
  * any of these cannot, so `awk '{print $1}'` stays an ordinary command. Regular expressions and strings are not
- * told apart from code: a `|` in them counts too, which only refuses more.
+ * told apart from code: a `|` in them counts too, which only refuses more. Which word is the program depends on
+ * how that awk reads its options (awkOptions.ts): the program each of its `readings` finds is checked, and the
+ * command counts as inline code when any of them can start a process.
  */
-function awkProgram(args: readonly string[]): Program {
-  return scriptProgram(args, awkRunsCommands, (found, option, value) => {
-    if (option === "e" || option === "--source") found.code.push(value() ?? DYNAMIC);
-    else if (option === "S" || option === "--sandbox") found.sandbox = true;
-    else if (AWK_VALUES.has(option)) value();
-    if (option === "f" || option === "E" || option === "--file" || option === "--exec") found.file = true;
-    return true; // only a word's first letter is read, though gawk reads `-bv` as `-b -v`
-  });
+function awkProgram(readings: ReadonlyArray<() => ScriptOptionReader>, args: readonly string[]): Program {
+  const code = new Set<string>();
+  for (const reader of readings) {
+    const program = scriptProgram(args, awkRunsCommands, reader());
+    if (program.kind === "code") for (const text of program.code) code.add(text);
+  }
+  return code.size === 0 ? FILE : { kind: "code", code: [...code] };
 }
-
-/** awk's options that take a value, besides the program's (`-e`, `--source`). */
-const AWK_VALUES = new Set([..."fEFvilW", "--file", "--exec", "--field-separator", "--assign", "--include", "--load"]);
 
 function awkRunsCommands(program: string): boolean {
   return (
@@ -475,8 +460,8 @@ const DENO = new Set(["eval", "--eval", "-e"]);
 const BUN = new Set(["exec", "-e", "--eval", "-p", "--print"]);
 LAUNCHERS.set("deno", { shell: false, check: "words", program: (args) => subcommandProgram(DENO, args) });
 LAUNCHERS.set("bun", { shell: false, check: "words", program: (args) => subcommandProgram(BUN, args) });
-for (const name of ["awk", "gawk", "mawk", "nawk", "original-awk", "goawk"]) {
-  LAUNCHERS.set(name, { shell: false, check: "words", program: awkProgram });
+for (const [name, readings] of AWK_READINGS) {
+  LAUNCHERS.set(name, { shell: false, check: "words", program: (args) => awkProgram(readings, args) });
 }
 for (const name of ["sed", "gsed"]) LAUNCHERS.set(name, { shell: false, check: "words", program: sedProgram });
 

@@ -1,5 +1,5 @@
 import { type Launcher, launcherOf } from "./inlineCode.ts";
-import { firstOperand } from "./options.ts";
+import { firstOperand, longOption } from "./options.ts";
 import { DYNAMIC, type ShellDialect, scanShell } from "./shellCode.ts";
 
 // The launcher rule: a command allowed by the policy must not run a command blocked_commands names through
@@ -286,20 +286,7 @@ function namedIn(text: string, name: string): boolean {
 
 /** The string a runner hands to `sh -c`, or null when it runs its arguments directly. */
 function shellString(name: string, args: readonly string[]): string | null {
-  if (name === "watch") {
-    let i = 0;
-    for (; i < args.length; i++) {
-      const arg = args[i]!;
-      if (arg === "--") {
-        i++;
-        break;
-      }
-      if (!arg.startsWith("-")) break;
-      if (arg === "--exec" || (!arg.startsWith("--") && arg.includes("x"))) return null; // -x: no shell
-      if (["--interval", "--equexit"].includes(arg) || /^-[a-z]*[nq]$/.test(arg)) i++;
-    }
-    return i < args.length ? args.slice(i).join(" ") : null;
-  }
+  if (name === "watch") return watchString(args);
   // flock, su, runuser, script: `-c cmd`, `--command cmd`, `--command=cmd`
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
@@ -308,6 +295,46 @@ function shellString(name: string, args: readonly string[]): string | null {
     if (/^-[a-zA-Z]*c/.test(arg)) return arg.slice(arg.indexOf("c") + 1) || (args[i + 1] ?? DYNAMIC);
   }
   return null;
+}
+
+/** procps-ng watch's long options and the short option each is (watch 4.0, getopt `+bCcefd::ghq:n:prs:twvx`). */
+const WATCH_LONG = new Map([
+  ["beep", "b"],
+  ["chgexit", "g"],
+  ["color", "c"],
+  ["differences", "d"],
+  ["equexit", "q"],
+  ["errexit", "e"],
+  ["exec", "x"],
+  ["follow", "f"],
+  ["help", "h"],
+  ["interval", "n"],
+  ["no-color", "C"],
+  ["no-rerun", "r"],
+  ["no-title", "t"],
+  ["no-wrap", "w"],
+  ["precise", "p"],
+  ["shotsdir", "s"],
+  ["version", "v"],
+]);
+const WATCH_LONG_NAMES = [...WATCH_LONG.keys()];
+
+/**
+ * The string watch hands to `sh -c`: its operands joined, unless `-x`/`--exec` runs them directly (null). Options
+ * are read as watch's getopt reads them: `-n`, `-q`, `-s` take a value, `-d` only the rest of its word, so `-dx`
+ * is `-d` with the value `x` and still goes through sh. An option watch does not know stops it with an error.
+ */
+function watchString(args: readonly string[]): string | null {
+  let exec = false;
+  const command = firstOperand(args, (option, value) => {
+    const letter = option.startsWith("--")
+      ? (WATCH_LONG.get(longOption(option, WATCH_LONG_NAMES) ?? "") ?? "")
+      : option;
+    if (letter === "x") exec = true;
+    else if (letter === "n" || letter === "q" || letter === "s") value();
+    return letter === "d" || letter === "n" || letter === "q" || letter === "s"; // the rest of the word is the value
+  });
+  return exec || command >= args.length ? null : args.slice(command).join(" ");
 }
 
 /** xargs's replacement string (`-I {}`, `-i`, `--replace`) and the index of the command it runs. */

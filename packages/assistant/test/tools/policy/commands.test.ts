@@ -250,6 +250,20 @@ describe("launchers: shells and interpreters cannot run a blocked command", () =
     [`awk 'BEGIN{system("rm x")}'`, "deny", "name awk in allowed_commands"],
     [`awk '{print | "sh"}' f`, "deny", STAR],
     [`gawk '@load "filefuncs"'`, "deny", STAR],
+    // awk's options are read the way each awk reads them: gawk groups letters, BWK awk ignores what it does not know
+    [`awk -bv x=1 'BEGIN{system("rm x")}'`, "deny", STAR],
+    [`original-awk -bv 'BEGIN{system("rm x")}' data`, "deny", STAR],
+    [`awk -i 'BEGIN{system("rm x")}' /dev/null`, "deny", STAR],
+    [`gawk -W 'source=BEGIN{system("rm x")}' /dev/null`, "deny", STAR],
+    [`gawk -Wsource 'BEGIN{system("rm x")}' /dev/null`, "deny", STAR],
+    [`gawk --so='BEGIN{system("rm x")}' /dev/null`, "deny", STAR],
+    [`gawk --as x=1 'BEGIN{system("rm x")}'`, "deny", STAR],
+    [`awk --sandbox 'BEGIN{system("rm x")}'`, "deny", STAR],
+    [`awk -W sandbox 'BEGIN{system("rm x")}'`, "deny", STAR],
+    [`gawk -e 'BEGIN{system("rm x")}' -E prog.awk --sandbox`, "deny", STAR],
+    [`gawk -e 'BEGIN{system("rm x")}' -X -S`, "deny", STAR],
+    [`goawk -o csv 'BEGIN{system("rm x")}'`, "deny", STAR],
+    [`goawk -cpuprofile cpu.out 'BEGIN{system("rm x")}'`, "deny", STAR],
     ["sed 's/a/b/e' f", "deny", "name sed in allowed_commands"],
     ["sed -n '1e rm x' f", "deny", STAR],
     ["sed -e p -e '1 e rm x' f", "deny", STAR],
@@ -266,6 +280,12 @@ describe("launchers: shells and interpreters cannot run a blocked command", () =
     ["awk -F: -v n=1 '$3 > n {print $1}' /etc/passwd", "allow", "allowed_commands: *"],
     ["awk -f prog.awk data", "allow", "allowed_commands: *"],
     [`gawk --sandbox 'BEGIN{system("rm x")}'`, "allow", "allowed_commands: *"],
+    [`gawk -W sandbox 'BEGIN{system("rm x")}'`, "allow", "allowed_commands: *"],
+    ["awk -v x=1 -f prog.awk", "allow", "allowed_commands: *"],
+    ["awk -bv x=1 '{print}'", "allow", "allowed_commands: *"],
+    [`gawk -dv x=1 'BEGIN{system("rm x")}'`, "allow", "allowed_commands: *"], // -dv: dump to v; x=1 is the program
+    ["awk -F'|' -v OFS='|' '{print $1}' f", "allow", "allowed_commands: *"],
+    ["awk -i inplace '{sub(/a/, \"b\")} 1' f", "allow", "allowed_commands: *"],
     ["sed 's/a/b/g' f", "allow", "allowed_commands: *"],
     ["sed -n '/re/!d;s|a|b|gp;y/abc/xyz/' f", "allow", "allowed_commands: *"],
     ["sed -i.bak -e '1a appended' -e '$d' f", "allow", "allowed_commands: *"],
@@ -281,6 +301,11 @@ describe("launchers: shells and interpreters cannot run a blocked command", () =
     ["nohup stdbuf -o0 setsid sh -c 'rm x'", "deny", "sh run through"],
     ["env -S 'rm -rf x'", "deny", "blocked_commands: rm (run through env)"],
     ["watch 'rm x'", "deny", "sh run through watch could run it"],
+    // watch reads -dx as -d with the value x: the string still goes through sh
+    ["watch -dx 'rm x'", "deny", "sh run through watch could run it"],
+    ["watch -n 2 'rm x'", "deny", "sh run through watch could run it"],
+    ["watch --diff --int=2 'rm x'", "deny", "sh run through watch could run it"],
+    ["watch -x rm x", "deny", "blocked_commands: rm (run through watch)"],
     ["flock /tmp/lock -c 'rm x'", "deny", "sh run through flock could run it"],
     ["find /bin -name 'r?' -exec {} x ';'", "deny", "blocked_commands: rm (find would run a command named only"],
     ["xargs -I X X file", "deny", "xargs would run a command named only when it runs"],
@@ -289,6 +314,9 @@ describe("launchers: shells and interpreters cannot run a blocked command", () =
     ["xargs -I{} cp {} /tmp", "allow", "allowed_commands: *"],
     ["timeout 5 python3 script.py", "allow", "allowed_commands: *"],
     ["watch -n 5 -x ls", "allow", "allowed_commands: *"],
+    ["watch -d -x ls", "allow", "allowed_commands: *"],
+    ["watch -xd ls", "allow", "allowed_commands: *"],
+    ["watch --ex ls -l", "allow", "allowed_commands: *"],
   ])("under * with rm blocked: %j -> %s", (command, effect, rule) => {
     const decision = decide(star, command);
     expect(decision).toMatchObject({ effect, source: "/data/tools_policy.yaml" });
@@ -393,6 +421,9 @@ describe("launchers: shells and interpreters cannot run a blocked command", () =
     ["python3 -c 'print(sum(range(10)))'", "allow", "allowed_commands: python3"],
     [`awk 'BEGIN{system("rm x")}'`, "deny", "blocked_commands: rm (named in awk's inline code)"],
     [`awk '{print | "sort"}' f`, "allow", "allowed_commands: awk"],
+    [`awk -bv x=1 'BEGIN{system("rm x")}'`, "deny", "blocked_commands: rm (named in awk's inline code)"],
+    ["watch -dx 'rm x'", "deny", "blocked_commands: rm (run through sh)"],
+    ["watch -d -n 2 'ls | wc -l'", "allow", "allowed_commands: *"],
     ["sed '1e rm x' f", "deny", "blocked_commands: rm (named in sed's inline code)"],
   ])("with the launcher named: %j -> %s", (command, effect, rule) => {
     const decision = decide(named, command);
