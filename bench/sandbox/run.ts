@@ -19,7 +19,7 @@ const workspaceDir = join(dataDir, "workspace");
 mkdirSync(workspaceDir, { recursive: true });
 writeFileSync(join(root, "small.txt"), "hello\n");
 
-const status = detectCommandSandbox({ dataDir, workspaceDir, readOnly: [] });
+const status = detectCommandSandbox({ dataDir, workspaceDir, readOnly: [], setting: "auto" });
 if (!status.available) {
   console.error(`bench:sandbox: no sandbox here (${status.reason}); nothing to measure`);
   process.exit(1);

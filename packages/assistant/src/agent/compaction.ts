@@ -10,7 +10,6 @@ import type { MessageRecord, SessionStore } from "./sessions.ts";
 // call fails) nothing is folded: the prompt then carries the newest messages that fit, and the next turn tries
 // again.
 
-export const DEFAULT_MAX_CONTEXT_TOKENS = 8192;
 /** History may use this share of the context; the rest is the system prompt, tools, new message and reply. */
 const HISTORY_SHARE = 0.5;
 /** After compaction the verbatim tail uses at most this share. */
@@ -24,11 +23,6 @@ const INSTRUCTION =
 export interface History {
   summary: string | null;
   messages: MessageRecord[];
-}
-
-export function maxContextTokens(env: NodeJS.ProcessEnv): number {
-  const raw = env.ASSISTANT_MAX_CONTEXT_TOKENS?.trim();
-  return raw && /^\d+$/.test(raw) && Number(raw) >= 256 ? Number(raw) : DEFAULT_MAX_CONTEXT_TOKENS;
 }
 
 export async function historyFor(

@@ -3,6 +3,7 @@ import type { LlmRouter } from "../llm/router.ts";
 import type { LanguageModelV4Prompt, TokenUsage } from "../llm/types.ts";
 import type { ToolRunner } from "../tools/runner.ts";
 import type { ToolCallStatus } from "../tools/tool.ts";
+import type { AgentDebugLog } from "./debugLog.ts";
 import { parseTextToolCalls, type TextToolSpec } from "./textToolCalls.ts";
 
 // One work unit of the agent (docs/agent.md#the-tool-loop): up to ASSISTANT_MAX_TOOL_ROUNDS LLM turns. Each turn
@@ -51,6 +52,8 @@ export interface AgentLoopDeps {
   toolDefs: LanguageModelV4FunctionTool[];
   textTools: TextToolSpec[];
   maxRounds: number;
+  /** Given when ASSISTANT_AGENT_DEBUG=1. */
+  debug?: AgentDebugLog;
 }
 
 export interface UnitInput {
@@ -80,6 +83,8 @@ export async function runAgentUnit(deps: AgentLoopDeps, input: UnitInput): Promi
   for (let round = 1; round <= deps.maxRounds; round++) {
     let text = "";
     const native: Array<{ id: string; name: string; input: string }> = [];
+    const turn = deps.debug?.request(round, prompt, deps.toolDefs.length);
+    let turnUsage: TokenUsage = { input: 0, output: 0 };
     for await (const event of deps.router.stream({
       taskType: input.taskType,
       prompt,
@@ -87,6 +92,7 @@ export async function runAgentUnit(deps: AgentLoopDeps, input: UnitInput): Promi
       sessionId: input.sessionId,
       signal: input.signal,
     })) {
+      if (event.type === "text" || event.type === "tool_call") turn?.chunk();
       if (event.type === "text") {
         text += event.delta;
         input.emit({ type: "token", delta: event.delta });
@@ -104,11 +110,19 @@ export async function runAgentUnit(deps: AgentLoopDeps, input: UnitInput): Promi
         usage.input += event.usage.input;
         usage.output += event.usage.output;
         costUsd += event.costUsd;
+        turnUsage = event.usage;
       }
     }
     input.emit({ type: "turn", round, text, provider: provider ?? "", model: model ?? "" });
     const textCalls = native.length === 0 && deps.textTools.length > 0 ? parseTextToolCalls(text, deps.textTools) : [];
     const wantsTools = native.length > 0 || textCalls.length > 0;
+    turn?.answered({
+      provider,
+      model,
+      chars: text.length,
+      toolCalls: native.length || textCalls.length,
+      usage: turnUsage,
+    });
 
     if (wantsTools && round === deps.maxRounds) {
       const note = `Stopped: the limit of ${deps.maxRounds} tool rounds (ASSISTANT_MAX_TOOL_ROUNDS) was reached before the work was finished.`;
@@ -138,7 +152,7 @@ export async function runAgentUnit(deps: AgentLoopDeps, input: UnitInput): Promi
       const results = [];
       for (const call of native) {
         const args = parseArguments(call.input);
-        const output = await invoke(deps, input, calls, call.id, call.name, args);
+        const output = await invoke(deps, input, calls, call.id, call.name, args, round);
         results.push({ id: call.id, name: call.name, args, output });
       }
       prompt.push({
@@ -182,7 +196,7 @@ export async function runAgentUnit(deps: AgentLoopDeps, input: UnitInput): Promi
             parts.push(output);
             continue;
           }
-          const output = await invoke(deps, input, calls, id, call.name, { ok: true, value: call.input });
+          const output = await invoke(deps, input, calls, id, call.name, { ok: true, value: call.input }, round);
           parts.push(`Result of TOOL: ${call.name}\n${output}`);
         }
         prompt.push({ role: "user", content: [{ type: "text", text: parts.join("\n\n") }] });
@@ -220,14 +234,17 @@ async function invoke(
   id: string,
   name: string,
   args: ParsedArgs,
+  round: number,
 ): Promise<string> {
   input.emit({ type: "tool_call", id, name, arguments: args.ok ? args.value : null });
   if (!args.ok) {
     const output = `Invalid arguments for ${name}: ${args.problem}. Call it again with a JSON object.`;
     input.emit({ type: "tool_result", id, name, status: "invalid_arguments", output });
     calls.push({ call_id: id, name, arguments: null, status: "invalid_arguments", summary: output });
+    deps.debug?.tool(round, { tool: name, status: "invalid_arguments", ms: 0 });
     return output;
   }
+  const started = performance.now();
   const result = await deps.tools.invoke(name, args.value, {
     taskId: input.taskId,
     sessionId: input.sessionId,
@@ -240,6 +257,12 @@ async function invoke(
       input.onWaiting(false);
       input.emit({ type: "approval_resolved", queue_item_id: item.id, status: item.status });
     },
+  });
+  deps.debug?.tool(round, {
+    tool: name,
+    status: result.status,
+    ...(result.rule ? { rule: result.rule } : {}),
+    ms: performance.now() - started,
   });
   input.emit({
     type: "tool_result",

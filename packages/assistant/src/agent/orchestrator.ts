@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { DaemonSettings } from "../config/settings.ts";
 import { CHAT_CATEGORIES } from "../llm/classify.ts";
 import { isSystemTask } from "../llm/limits.ts";
 import type { LlmRouter } from "../llm/router.ts";
@@ -17,33 +18,12 @@ import type { TaskRecord } from "./tasks.ts";
 // orchestrator route then writes the final answer from the sub-results (or they are joined under headings). A plan
 // that is not usable (no model, invalid JSON, no sub-task) hands the request back to the plain agent loop.
 
-export const DEFAULT_MAX_DELEGATIONS = 15;
-export const DEFAULT_MAX_PARALLEL_SUBTASKS = 4;
-const MAX_LIMIT = 1000;
 /** How much of each sub-result goes into the synthesis prompt. */
 const RESULT_CHARS = 8_000;
 const ORCHESTRATOR = "orchestrator";
 
-export interface OrchestrationLimits {
-  /** ASSISTANT_MAX_CONCURRENT_DELEGATIONS: sub-tasks per request. */
-  maxDelegations: number;
-  /** ASSISTANT_MAX_PARALLEL_SUBTASKS: sub-tasks running at once. */
-  maxParallel: number;
-}
-
-export function orchestrationLimits(env: NodeJS.ProcessEnv): OrchestrationLimits {
-  return {
-    maxDelegations: positiveInt(env.ASSISTANT_MAX_CONCURRENT_DELEGATIONS, DEFAULT_MAX_DELEGATIONS),
-    maxParallel: positiveInt(env.ASSISTANT_MAX_PARALLEL_SUBTASKS, DEFAULT_MAX_PARALLEL_SUBTASKS),
-  };
-}
-
-function positiveInt(raw: string | undefined, fallback: number): number {
-  const text = raw?.trim();
-  if (!text || !/^[0-9]+$/.test(text)) return fallback;
-  const value = Number(text);
-  return value >= 1 && value <= MAX_LIMIT ? value : fallback;
-}
+/** ASSISTANT_MAX_CONCURRENT_DELEGATIONS (sub-tasks per request) and ASSISTANT_MAX_PARALLEL_SUBTASKS (at once). */
+type OrchestrationLimits = Pick<DaemonSettings, "maxConcurrentDelegations" | "maxParallelSubtasks">;
 
 type Router = Pick<LlmRouter, "complete" | "resolve" | "configuration">;
 
@@ -253,7 +233,7 @@ export function concatenateResults(results: SubResult[]): string {
 export interface OrchestratorDeps {
   agent: Agent;
   router: Router;
-  env: NodeJS.ProcessEnv;
+  settings: OrchestrationLimits;
   logger: Pick<Logger, "warn" | "info">;
   /** The main agent's name (agent_profile.json). */
   agentName: string;
@@ -261,7 +241,7 @@ export interface OrchestratorDeps {
 
 /** The UnitRunner for `orchestrator` tasks (TaskService.setOrchestrator). */
 export function createOrchestrator(deps: OrchestratorDeps): UnitRunner {
-  const limits = orchestrationLimits(deps.env);
+  const limits = deps.settings;
   return async (task, message, signal, emit) => {
     const agents = delegationAgents(deps.router);
     const known = new Set([...agents.aliases, ...agents.taskTypes]);
@@ -269,7 +249,7 @@ export function createOrchestrator(deps: OrchestratorDeps): UnitRunner {
     try {
       const plan = await deps.router.complete({
         taskType: ORCHESTRATOR,
-        prompt: planPrompt(deps.agentName, agents, limits.maxDelegations, message),
+        prompt: planPrompt(deps.agentName, agents, limits.maxConcurrentDelegations, message),
         sessionId: task.session_id,
         signal,
       });
@@ -286,8 +266,16 @@ export function createOrchestrator(deps: OrchestratorDeps): UnitRunner {
       deps.logger.info("no usable orchestration plan; the plain agent loop runs", { task_id: task.id });
       return null;
     }
-    const subtasks = planned.slice(0, limits.maxDelegations);
-    const results = await runSubtasks(deps.agent, task, subtasks, limits.maxParallel, signal, emit, deps.logger);
+    const subtasks = planned.slice(0, limits.maxConcurrentDelegations);
+    const results = await runSubtasks(
+      deps.agent,
+      task,
+      subtasks,
+      limits.maxParallelSubtasks,
+      signal,
+      emit,
+      deps.logger,
+    );
     if (signal.aborted) throw signal.reason ?? new AppError("conflict", "cancelled");
 
     let reply = "";
@@ -308,7 +296,7 @@ export function createOrchestrator(deps: OrchestratorDeps): UnitRunner {
     }
     if (!reply) reply = concatenateResults(results);
     if (planned.length > subtasks.length) {
-      reply += `\n\n${DELEGATION_LIMIT_TAG} The plan had ${planned.length} sub-tasks; only the first ${subtasks.length} ran (ASSISTANT_MAX_CONCURRENT_DELEGATIONS=${limits.maxDelegations}).`;
+      reply += `\n\n${DELEGATION_LIMIT_TAG} The plan had ${planned.length} sub-tasks; only the first ${subtasks.length} ran (ASSISTANT_MAX_CONCURRENT_DELEGATIONS=${limits.maxConcurrentDelegations}).`;
     }
     emit({ type: "token", delta: reply });
     return { reply, rounds: 1 + subtasks.length };
@@ -333,7 +321,7 @@ export interface AgentListing {
 export function listAgents(deps: {
   agentName: string;
   router: Pick<LlmRouter, "resolve" | "configuration">;
-  env: NodeJS.ProcessEnv;
+  settings: OrchestrationLimits;
 }): {
   agents: AgentListing[];
   limits: { max_concurrent_delegations: number; max_parallel_subtasks: number };
@@ -352,7 +340,7 @@ export function listAgents(deps: {
     };
   };
   const { aliases, taskTypes } = delegationAgents(deps.router);
-  const limits = orchestrationLimits(deps.env);
+  const limits = deps.settings;
   return {
     agents: [
       {
@@ -368,7 +356,10 @@ export function listAgents(deps: {
       ...aliases.map((a) => routed(a, "alias", subagentTaskType(a), `Sub-agent alias of ${subagentTaskType(a)}`)),
       ...taskTypes.map((t) => routed(t, "task_type", t, `Sub-agent on the ${t} route`)),
     ],
-    limits: { max_concurrent_delegations: limits.maxDelegations, max_parallel_subtasks: limits.maxParallel },
+    limits: {
+      max_concurrent_delegations: limits.maxConcurrentDelegations,
+      max_parallel_subtasks: limits.maxParallelSubtasks,
+    },
   };
 }
 

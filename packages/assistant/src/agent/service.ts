@@ -1,5 +1,6 @@
 import { loadConfig } from "../config/configFiles.ts";
 import type { DataPaths } from "../config/paths.ts";
+import type { DaemonSettings } from "../config/settings.ts";
 import type { DaemonSelf } from "../doctor/types.ts";
 import type { EventLog } from "../events/eventLog.ts";
 import type { LlmServices } from "../llm/service.ts";
@@ -35,7 +36,9 @@ export function createAgentServices(options: {
   tools: ToolServices;
   events: EventLog;
   paths: DataPaths;
+  /** The environment /doctor checks. */
   env: NodeJS.ProcessEnv;
+  settings: DaemonSettings;
   logger: Logger;
   /** What /status says about the daemon. */
   status: () => string;
@@ -66,7 +69,7 @@ export function createAgentServices(options: {
     tools: options.tools,
     events: options.events,
     reportsDir: paths.reportsDir,
-    env: options.env,
+    settings: options.settings,
     logger: options.logger,
     systemPrompt: () => {
       const index = options.skills.index();
@@ -80,7 +83,7 @@ export function createAgentServices(options: {
     createOrchestrator({
       agent,
       router: llm.router,
-      env: options.env,
+      settings: options.settings,
       logger: options.logger,
       agentName: profile.name,
     }),

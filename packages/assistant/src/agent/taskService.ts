@@ -1,3 +1,4 @@
+import type { DaemonSettings } from "../config/settings.ts";
 import type { EventLog } from "../events/eventLog.ts";
 import type { EventKind, EventPayload } from "../events/registry.ts";
 import { classifyMessage } from "../llm/classify.ts";
@@ -5,7 +6,8 @@ import type { LlmRouter } from "../llm/router.ts";
 import type { Logger } from "../log/logger.ts";
 import type { ToolServices } from "../tools/service.ts";
 import { AppError, isAppError } from "../util/errors.ts";
-import { historyFor, maxContextTokens } from "./compaction.ts";
+import { historyFor } from "./compaction.ts";
+import { agentDebugLog } from "./debugLog.ts";
 import { type AgentEvent, runAgentUnit } from "./loop.ts";
 import { buildPrompt, toolDefinitions } from "./prompt.ts";
 import { buildReport, ROUND_LIMIT_REASON, readReport, type TaskReport, writeReport } from "./reports.ts";
@@ -29,7 +31,6 @@ import { primaryParameter } from "./textToolCalls.ts";
 // and queued ones run again.
 
 export const MAX_MESSAGE_CHARS = 100_000;
-export const DEFAULT_MAX_TOOL_ROUNDS = 10;
 const MAX_KEPT_ERRORS = 200;
 
 export type LiveEvent =
@@ -60,7 +61,7 @@ export interface TaskServiceDeps {
   tools: ToolServices;
   events: Pick<EventLog, "emit" | "list">;
   reportsDir: string;
-  env: NodeJS.ProcessEnv;
+  settings: Pick<DaemonSettings, "maxToolRounds" | "maxContextTokens" | "agentDebug">;
   logger: Pick<Logger, "warn" | "error" | "info">;
   /** The system prompt (agent_profile.json). */
   systemPrompt: () => string;
@@ -104,13 +105,11 @@ export class TaskService {
   readonly #chains = new Map<string, Promise<void>>();
   /** The error a failed task ended with, for callers waiting on it (the most recent MAX_KEPT_ERRORS). */
   readonly #errors = new Map<string, AppError>();
-  readonly #maxRounds: number;
   #orchestrate: UnitRunner | null = null;
   #closed = false;
 
   constructor(deps: TaskServiceDeps) {
     this.#deps = deps;
-    this.#maxRounds = maxToolRounds(deps.env);
   }
 
   /** Plugs in sub-agent orchestration (orchestrator.ts). */
@@ -412,7 +411,7 @@ export class TaskService {
           : {}),
       },
       task.session_id,
-      maxContextTokens(this.#deps.env),
+      this.#deps.settings.maxContextTokens,
       signal,
     );
     sessions.append(task.session_id, { role: "user", content: message, task_type: taskType });
@@ -451,7 +450,8 @@ export class TaskService {
         tools: this.#deps.tools.runner,
         toolDefs: toolDefinitions(infos),
         textTools: infos.map((t) => ({ name: t.name, primary: primaryParameter(t.parameters) })),
-        maxRounds: this.#maxRounds,
+        maxRounds: this.#deps.settings.maxToolRounds,
+        ...(this.#deps.settings.agentDebug ? { debug: agentDebugLog(this.#deps.logger, task.id, taskType) } : {}),
       },
       {
         taskId: task.id,
@@ -574,11 +574,4 @@ function checkMessage(text: string): string {
 function errorReason(error: unknown): string {
   if (isAppError(error)) return error.message;
   return `internal error: ${(error as Error).message ?? String(error)}`;
-}
-
-export function maxToolRounds(env: NodeJS.ProcessEnv): number {
-  const raw = env.ASSISTANT_MAX_TOOL_ROUNDS?.trim();
-  if (!raw) return DEFAULT_MAX_TOOL_ROUNDS;
-  const value = Number(raw);
-  return Number.isInteger(value) && value >= 1 && value <= 100 ? value : DEFAULT_MAX_TOOL_ROUNDS;
 }

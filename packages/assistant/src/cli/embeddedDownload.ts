@@ -27,21 +27,31 @@ export function registerEmbeddedDownload(models: Command, ctx: CliContext): void
     .option("--model <id>", "catalogue id to download (default: ASSISTANT_EMBEDDED_MODEL, else qwen3_0_6b)")
     .option("--json", "machine-readable output (the final progress object)")
     .action(async (opts: { model?: string; json?: boolean }) => {
-      const [{ resolveEmbeddedModel }, { downloadModel, downloadTarget }] = await Promise.all([
-        import("../llm/embedded/catalogue.ts"),
-        import("../llm/embedded/download.ts"),
-      ]);
-      const customPath = ctx.env.ASSISTANT_EMBEDDED_MODEL_PATH?.trim();
-      if (customPath && !opts.model) {
+      const [{ readSettingsOf }, { EMBEDDED_MODEL_SETTINGS }, { resolveEmbeddedModel }, catalogue, download] =
+        await Promise.all([
+          import("../config/settings.ts"),
+          import("../llm/settings.ts"),
+          import("../llm/embedded/catalogue.ts"),
+          import("../llm/embedded/catalogueEntries.ts"),
+          import("../llm/embedded/download.ts"),
+        ]);
+      const { downloadModel, downloadTarget } = download;
+      const settings = readSettingsOf(ctx.env, EMBEDDED_MODEL_SETTINGS);
+      if (settings.embeddedModelPath && !opts.model) {
         throw new AppError(
           "invalid_request",
-          `ASSISTANT_EMBEDDED_MODEL_PATH is set, so the embedded model is the local file ${customPath} and there is nothing to download; pass --model <id> to download a catalogue model anyway`,
+          `ASSISTANT_EMBEDDED_MODEL_PATH is set, so the embedded model is the local file ${settings.embeddedModelPath} and there is nothing to download; pass --model <id> to download a catalogue model anyway`,
         );
       }
-      const env = opts.model
-        ? { ...ctx.env, ASSISTANT_EMBEDDED_MODEL: opts.model, ASSISTANT_EMBEDDED_MODEL_PATH: "" }
-        : ctx.env;
-      const target = downloadTarget(resolveEmbeddedModel(env, ctx.paths));
+      if (opts.model && !catalogue.catalogueEntry(opts.model)) {
+        throw new AppError(
+          "invalid_request",
+          `--model ${opts.model} is not in the embedded catalogue; known ids: ${catalogue.EMBEDDED_CATALOGUE.map((e) => e.id).join(", ")}`,
+          { field: "model" },
+        );
+      }
+      const chosen = opts.model ? { ...settings, embeddedModel: opts.model, embeddedModelPath: undefined } : settings;
+      const target = downloadTarget(resolveEmbeddedModel(chosen, ctx.paths));
 
       const interactive = (ctx.stderr as { isTTY?: boolean }).isTTY === true;
       const report = interactive ? barReporter(ctx) : lineReporter(ctx, target.model_id);

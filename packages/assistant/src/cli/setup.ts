@@ -48,6 +48,7 @@ function registerInit(program: Command, ctx: CliContext): void {
  */
 async function askInitQuestions(ctx: CliContext): Promise<Partial<InitAnswers>> {
   const setup = await import("../setup/answers.ts");
+  const { readSettingsOf } = await import("../config/settings.ts");
   const { createInterface } = await import("node:readline/promises");
   const interactive = ctx.stdin.isTTY === true;
   const rl = createInterface({
@@ -88,7 +89,8 @@ async function askInitQuestions(ctx: CliContext): Promise<Partial<InitAnswers>> 
   try {
     ctx.stdout.write("Setting up the assistant. Press Enter to keep the value in [brackets].\n");
     const name = await askFor("Name of your assistant", setup.DEFAULT_ANSWERS.name, setup.parseName);
-    const language = await askFor("Language, en or fr", languageFromEnv(ctx.env), setup.parseLanguage);
+    const { lang } = readSettingsOf(ctx.env, ["lang"]);
+    const language = await askFor("Language, en or fr", languageFromEnv(lang, ctx.env), setup.parseLanguage);
     ctx.stdout.write(
       [
         "Which model answers your chats?",
@@ -114,9 +116,9 @@ async function askInitQuestions(ctx: CliContext): Promise<Partial<InitAnswers>> 
   }
 }
 
-/** The language a person probably wants: French when their locale says so, else English. */
-function languageFromEnv(env: NodeJS.ProcessEnv): string {
-  const locale = env.ASSISTANT_LANG || env.LC_ALL || env.LANG || "";
+/** The language a person probably wants: French when ASSISTANT_LANG or their locale says so, else English. */
+function languageFromEnv(lang: string | undefined, env: NodeJS.ProcessEnv): string {
+  const locale = lang || env.LC_ALL || env.LANG || "";
   return locale.toLowerCase().startsWith("fr") ? "fr" : "en";
 }
 
@@ -217,17 +219,34 @@ function registerConfigEnv(config: Command, ctx: CliContext): void {
 
   env
     .command("list")
-    .description("list the variables with the file they come from (secret-looking values are masked)")
-    .option("--json", "machine-readable output")
+    .description(
+      "every variable the assistant reads, with the value in force and where it comes from; flags bad values and variables nothing reads",
+    )
+    .option("--json", "machine-readable output, with each variable's default, allowed values and meaning")
     .action(async (opts: { json?: boolean }) => {
-      const { listEnvSettings } = await import("../setup/envSettings.ts");
-      const variables = listEnvSettings(ctx.paths);
+      const { listEnvVariables } = await import("../setup/envSettings.ts");
+      const variables = listEnvVariables(ctx.paths, ctx.env);
       output(ctx, opts.json, { variables }, () => {
-        if (variables.length === 0) return "(no variables set in assistant.env or connectors.env)";
-        const width = Math.max(...variables.map((v) => v.key.length + v.value.length + 1));
-        return variables.map((v) => `${`${v.key}=${v.value}`.padEnd(width)}  (${v.source})`).join("\n");
+        const shown = variables.map((v) => (v.value === null ? v.key : `${v.key}=${v.value}`));
+        const width = Math.min(60, Math.max(...shown.map((text) => text.length)));
+        return variables
+          .map((v, i) => {
+            const where = v.value === null && v.source === "default" ? `default: ${v.default}` : v.source;
+            const note = v.problem
+              ? `  invalid: ${v.problem}`
+              : v.kind === "planned"
+                ? "  not read by this version"
+                : v.kind === "unknown"
+                  ? "  not a setting of this version"
+                  : "";
+            return `${shown[i]!.padEnd(width)}  (${where})${note}`;
+          })
+          .join("\n");
       });
-      warnAboutSecrets(ctx, variables);
+      warnAboutSecrets(
+        ctx,
+        variables.filter((v) => v.source.endsWith(".env")),
+      );
     });
 
   env

@@ -4,7 +4,7 @@ import { connect } from "node:net";
 import { AssistantClient, type Health } from "@assistant/client";
 import { effectiveEnv } from "../config/envFile.ts";
 import type { DataPaths } from "../config/paths.ts";
-import { readSettings } from "../config/settings.ts";
+import { readSettings, readSettingsOf } from "../config/settings.ts";
 import { type DaemonInfo, processAlive, readDaemonInfo } from "../runtime/daemonInfo.ts";
 import { AppError } from "../util/errors.ts";
 import { VERSION } from "../version.ts";
@@ -39,7 +39,7 @@ export function urlFor(bind: string, port: number): string {
 export function daemonUrl(paths: DataPaths, env: NodeJS.ProcessEnv): string {
   const info = readDaemonInfo(paths.daemonInfo);
   if (info && processAlive(info.pid)) return urlFor(info.bind, info.port);
-  const settings = readSettings(effectiveEnv(paths, env));
+  const settings = readSettingsOf(effectiveEnv(paths, env), ["bind", "port"]);
   return urlFor(settings.bind, settings.port);
 }
 
@@ -138,7 +138,7 @@ export async function startBackground(paths: DataPaths, env: NodeJS.ProcessEnv):
       `a supervisor (pid ${probe.supervisorPid}) is already restarting the daemon of ${paths.dataDir}; wait for it (\`assistant status\`) or run \`assistant stop\``,
     );
   }
-  readSettings(effectiveEnv(paths, env)); // an invalid ASSISTANT_PORT/BIND is reported here, before anything is spawned
+  readSettings(effectiveEnv(paths, env)); // a bad value of any setting is reported here, before anything is spawned
 
   let logFd: number;
   try {

@@ -65,7 +65,7 @@ export async function startDaemon(env: NodeJS.ProcessEnv = process.env): Promise
   }
   // In a terminal the log is mirrored to stderr; under the supervisor it goes to the file only, so a supervisor
   // that dies cannot take the daemon down with a broken pipe.
-  const supervised = Boolean(env.ASSISTANT_SUPERVISOR_PID);
+  const supervised = settings.supervisorPid !== undefined;
   if (supervised) process.stderr.on("error", () => {});
   const logger = createLogger({
     level: settings.logLevel,
@@ -95,7 +95,7 @@ export async function startDaemon(env: NodeJS.ProcessEnv = process.env): Promise
   const vault = openVault(paths, env);
   let llm: ReturnType<typeof createLlmServices>;
   try {
-    llm = createLlmServices({ paths, env, vault, db, logger });
+    llm = createLlmServices({ paths, env, settings, vault, db, logger });
   } catch (error) {
     db.close();
     throw new StartupError((error as Error).message);
@@ -103,19 +103,19 @@ export async function startDaemon(env: NodeJS.ProcessEnv = process.env): Promise
   const sessions = new SessionStore(db);
   let approvals: ReturnType<typeof createApprovalServices>;
   try {
-    approvals = createApprovalServices({ db, env, events });
+    approvals = createApprovalServices({ db, settings, events });
   } catch (error) {
     db.close();
     throw new StartupError((error as Error).message);
   }
-  const tools = createToolServices({ paths, env, vault, approvals, events, logger });
-  const skills = createSkillServices({ paths, env, tools, queue: approvals.queue, events, logger });
+  const tools = createToolServices({ paths, env, settings, vault, approvals, events, logger });
+  const skills = createSkillServices({ paths, settings, tools, queue: approvals.queue, events, logger });
   let plugins: ReturnType<typeof createPluginServices>;
   try {
     plugins = createPluginServices({
       db,
       paths,
-      env,
+      settings,
       events,
       logger,
       tools: tools.registry,
@@ -129,7 +129,7 @@ export async function startDaemon(env: NodeJS.ProcessEnv = process.env): Promise
   const routing = new MessageRouting([() => plugins.registry.rules(), () => skills.registry.rules()]);
   let memory: ReturnType<typeof createMemoryService>;
   try {
-    memory = createMemoryService({ db, llm, sessions, events, env, logger, tools });
+    memory = createMemoryService({ db, llm, sessions, events, settings, logger, tools });
   } catch (error) {
     approvals.close();
     db.close();
@@ -149,6 +149,7 @@ export async function startDaemon(env: NodeJS.ProcessEnv = process.env): Promise
       events,
       paths,
       env,
+      settings,
       logger,
       vault,
       skills: skills.registry,
@@ -176,7 +177,7 @@ export async function startDaemon(env: NodeJS.ProcessEnv = process.env): Promise
       budget: llm.budget,
       events,
       logger,
-      env,
+      settings,
       submit: (request) => agent.submit(request),
       wait: (taskId) => agent.wait(taskId),
       findTask: (taskId) => agent.tasks.find(taskId),
@@ -194,7 +195,7 @@ export async function startDaemon(env: NodeJS.ProcessEnv = process.env): Promise
     budget: llm.budget,
     logger,
     clock: SYSTEM_CLOCK,
-    env,
+    settings,
   });
   const services: Services = {
     version: VERSION,
@@ -243,7 +244,7 @@ export async function startDaemon(env: NodeJS.ProcessEnv = process.env): Promise
   const address = app.server.address();
   if (address && typeof address === "object") boundPort = address.port;
 
-  const supervisor = supervised ? Number(env.ASSISTANT_SUPERVISOR_PID) : undefined;
+  const supervisor = settings.supervisorPid;
   writeDaemonInfo(paths.daemonInfo, {
     pid: process.pid,
     port: boundPort,

@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { writeFileAtomic } from "../config/atomicWrite.ts";
 import { type DataPaths, dataPaths, resolveDataDir } from "../config/paths.ts";
-import { createLogger, type Logger, parseLogLevel } from "../log/logger.ts";
+import { readSettingsOf } from "../config/settings.ts";
+import { createLogger, type Logger } from "../log/logger.ts";
 import { readDaemonInfo, removeDaemonInfo } from "../runtime/daemonInfo.ts";
 import { redact } from "../util/redact.ts";
 import { EXIT_CONFIG, EXIT_CRASH, EXIT_OK, EXIT_RESTART } from "./exitCodes.ts";
@@ -126,7 +127,8 @@ export async function runSupervisor(
 ): Promise<number> {
   const paths = dataPaths(resolveDataDir(env));
   // stdout/stderr of this process already are the log file (see startBackground), so no mirror.
-  const logger = createLogger({ level: parseLogLevel(env.ASSISTANT_LOG) ?? "info", file: paths.logFile });
+  // `assistant start` checked every setting before starting this process.
+  const logger = createLogger({ level: readSettingsOf(env, ["logLevel"]).logLevel, file: paths.logFile });
   const startedAt = new Date().toISOString();
   let state: SupervisorState = {
     pid: process.pid,

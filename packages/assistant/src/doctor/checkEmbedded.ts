@@ -2,8 +2,11 @@ import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { readSettingsOf } from "../config/settings.ts";
 import { type ResolvedEmbeddedModel, resolveEmbeddedModel } from "../llm/embedded/catalogue.ts";
 import { ggufProblem } from "../llm/embedded/runtime.ts";
+import { EMBEDDED_MODEL_SETTINGS } from "../llm/settings.ts";
+import { ConfigError } from "../util/errors.ts";
 import { type CheckContext, type CheckResult, result } from "./types.ts";
 
 // The embedded model needs two things: the llama.cpp runtime (the node-llama-cpp package) and a GGUF weights
@@ -74,10 +77,11 @@ export function checkEmbeddedModel(ctx: CheckContext): CheckResult {
   const title = "embedded model";
   let model: ResolvedEmbeddedModel;
   try {
-    model = resolveEmbeddedModel(ctx.env, ctx.paths);
+    model = resolveEmbeddedModel(readSettingsOf(ctx.env, EMBEDDED_MODEL_SETTINGS), ctx.paths);
   } catch (error) {
-    return result("embedded.model", title, "fail", (error as Error).message, {
-      fix: "set ASSISTANT_EMBEDDED_MODEL to a catalogue id (or unset it for qwen3_0_6b)",
+    if (!(error instanceof ConfigError)) throw error;
+    return result("embedded.model", title, "fail", error.message, {
+      fix: `set ${error.key} to what the message says, or unset it (the default model is qwen3_0_6b)`,
       fixable: false,
     });
   }

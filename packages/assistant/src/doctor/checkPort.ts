@@ -1,6 +1,6 @@
 import { createServer } from "node:net";
 import { AssistantClient } from "@assistant/client";
-import { readSettings } from "../config/settings.ts";
+import { type DaemonSettings, readSettingsOf } from "../config/settings.ts";
 import { processAlive, readDaemonInfo } from "../runtime/daemonInfo.ts";
 import { type CheckContext, type CheckResult, result } from "./types.ts";
 
@@ -11,9 +11,9 @@ const TITLE = "daemon port";
 const PROBE_MS = 1500;
 
 export async function checkPort(ctx: CheckContext): Promise<CheckResult | undefined> {
-  let settings: ReturnType<typeof readSettings>;
+  let settings: Pick<DaemonSettings, "bind" | "port">;
   try {
-    settings = readSettings(ctx.env);
+    settings = readSettingsOf(ctx.env, ["bind", "port"]);
   } catch {
     return undefined; // the settings check reports the bad variable
   }

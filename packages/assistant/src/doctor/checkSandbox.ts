@@ -1,3 +1,4 @@
+import { type DaemonSettings, readSettingsOf } from "../config/settings.ts";
 import { detectCommandSandbox, UNSANDBOXED_WARNING } from "../tools/commandSandbox.ts";
 import { type CheckContext, type CheckResult, result } from "./types.ts";
 
@@ -6,12 +7,18 @@ import { type CheckContext, type CheckResult, result } from "./types.ts";
 
 const TITLE = "command sandbox";
 
-export function checkCommandSandbox(ctx: CheckContext): CheckResult {
+export function checkCommandSandbox(ctx: CheckContext): CheckResult | undefined {
+  let setting: DaemonSettings["commandSandbox"];
+  try {
+    setting = readSettingsOf(ctx.env, ["commandSandbox"]).commandSandbox;
+  } catch {
+    return undefined; // the settings check reports the bad variable
+  }
   const status = detectCommandSandbox({
     dataDir: ctx.paths.dataDir,
     workspaceDir: ctx.paths.workspaceDir,
     readOnly: [],
-    setting: ctx.env.ASSISTANT_COMMAND_SANDBOX,
+    setting,
   });
   if (status.available) return result("command_sandbox", TITLE, "ok", status.description);
   return result("command_sandbox", TITLE, "warn", `${UNSANDBOXED_WARNING}: ${status.reason}`, {

@@ -37,7 +37,8 @@ export async function runChecks(
   }
   results.push(checkSettings(ctx));
   if (dataDir.status !== "fail") results.push(checkVaultKey(ctx), checkFileModes(ctx), checkStore(ctx));
-  results.push(checkCommandSandbox(ctx));
+  const sandbox = checkCommandSandbox(ctx);
+  if (sandbox) results.push(sandbox);
   const port = await checkPort(ctx);
   if (port) results.push(port);
   results.push(await checkEmbeddedRuntime(), checkEmbeddedModel(ctx));

@@ -1,5 +1,6 @@
+import type { DaemonSettings } from "../config/settings.ts";
 import { type Db, statement } from "../store/database.ts";
-import { AppError, ConfigError } from "../util/errors.ts";
+import { AppError } from "../util/errors.ts";
 import type { TokenUsage } from "./types.ts";
 
 // Token and cost budget per chat session (docs/models.md#metrics-and-budget: ASSISTANT_MAX_TOKENS_PER_SESSION,
@@ -32,29 +33,15 @@ export interface BudgetStatus {
 const SETTINGS_KEY = "budget.limits";
 const LIMIT_KEYS = ["max_tokens_per_session", "max_cost_per_session_usd"] as const;
 
-function envLimit(env: NodeJS.ProcessEnv, key: string, integer: boolean): number | null {
-  const raw = env[key]?.trim();
-  if (!raw) return null;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value <= 0 || (integer && !Number.isInteger(value))) {
-    throw new ConfigError(
-      "environment",
-      key,
-      `must be a positive ${integer ? "whole number" : "number"} (got "${raw}")`,
-    );
-  }
-  return value;
-}
-
 export class Budget {
   private readonly db: Db;
   private readonly envLimits: BudgetLimits;
 
-  constructor(db: Db, env: NodeJS.ProcessEnv) {
+  constructor(db: Db, settings: Pick<DaemonSettings, "maxTokensPerSession" | "maxCostPerSessionUsd">) {
     this.db = db;
     this.envLimits = {
-      max_tokens_per_session: envLimit(env, "ASSISTANT_MAX_TOKENS_PER_SESSION", true),
-      max_cost_per_session_usd: envLimit(env, "ASSISTANT_MAX_COST_PER_SESSION_USD", false),
+      max_tokens_per_session: settings.maxTokensPerSession ?? null,
+      max_cost_per_session_usd: settings.maxCostPerSessionUsd ?? null,
     };
   }
 

@@ -1,3 +1,4 @@
+import { readSettingsOf } from "../config/settings.ts";
 import { asArray, asRecord, openAiBaseUrl, requestJson, serverRoot } from "./providers/openaiCompatible.ts";
 
 // Finds model servers on this machine: Ollama (local_server) and llama.cpp's llama-server (lowbit_server).
@@ -32,7 +33,7 @@ const DEFAULT_TIMEOUT_MS = 800;
 
 export function defaultCandidates(env: NodeJS.ProcessEnv): DiscoveryCandidate[] {
   const candidates: DiscoveryCandidate[] = [];
-  const host = env.LOCAL_SERVER_HOST?.trim();
+  const host = readSettingsOf(env, ["localServerHost"]).localServerHost;
   if (host) candidates.push({ provider: "local_server", base_url: host });
   candidates.push(
     { provider: "local_server", base_url: "http://127.0.0.1:11434" },

@@ -1,4 +1,5 @@
 import type { DataPaths } from "../config/paths.ts";
+import { readSettingsOf } from "../config/settings.ts";
 import type { Vault } from "../vault/vault.ts";
 import { ModelDownloader } from "./embedded/download.ts";
 import { createEmbeddedRuntime } from "./embedded/runtime.ts";
@@ -6,6 +7,7 @@ import { RouterMetrics } from "./metrics.ts";
 import { listAllModels, modelOptionsFrom, type ProviderModels } from "./models.ts";
 import { editableRouterFile, saveModelOptions } from "./routeEditor.ts";
 import { routerFromFile } from "./service.ts";
+import { LLM_SETTINGS } from "./settings.ts";
 
 // `assistant config models fetch`: asks every configured provider for its models' metadata and stores it under
 // `model_options` in llm_router.yaml (comments kept). Works without the daemon: it builds the same providers.
@@ -23,8 +25,9 @@ export async function fetchModelOptions(
   env: NodeJS.ProcessEnv,
   vault: Pick<Vault, "get">,
 ): Promise<FetchResult> {
-  const embedded = createEmbeddedRuntime({ env, paths, downloader: new ModelDownloader() }); // never loads here
-  const router = routerFromFile({ paths, env, vault }, { embedded, metrics: new RouterMetrics(false) });
+  const settings = readSettingsOf(env, LLM_SETTINGS);
+  const embedded = createEmbeddedRuntime({ settings, paths, downloader: new ModelDownloader() }); // never loads here
+  const router = routerFromFile({ paths, env, settings, vault }, { embedded, metrics: new RouterMetrics(false) });
   const lists: ProviderModels[] = await listAllModels(router);
   const options = modelOptionsFrom(lists);
   const saved = saveModelOptions(editableRouterFile(paths), options);

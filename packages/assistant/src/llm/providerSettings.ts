@@ -9,6 +9,7 @@ import {
   type ProviderName,
   type RouteProvider,
 } from "../config/schemas/llmRouter.ts";
+import { readSettingsOf } from "../config/settings.ts";
 import { setYamlValue, updateYamlFile } from "../config/yamlDocument.ts";
 import { LOCAL_SERVER_URL, vaultKeyFor } from "../setup/answers.ts";
 import { AppError } from "../util/errors.ts";
@@ -54,14 +55,15 @@ export function listProviders(
     routes
       .filter((route) => [route.primary, ...route.fallback].some((target) => target?.provider === id))
       .map((route) => route.category);
+  const { localServerHost } = readSettingsOf(env, ["localServerHost"]);
   const configurable = PROVIDER_NAMES.map((id): ProviderStatus => {
     const settings = config.providers[id];
     const envKey = ENV_KEYS[id];
-    const fromEnv = id === "local_server" ? env.LOCAL_SERVER_HOST : envKey ? env[envKey] : undefined;
+    const fromEnv = id === "local_server" ? localServerHost : envKey ? env[envKey] : undefined;
     return {
       id,
       configured: settings !== undefined || Boolean(fromEnv),
-      base_url: settings?.base_url ?? (id === "local_server" ? env.LOCAL_SERVER_HOST || LOCAL_SERVER_URL : null),
+      base_url: settings?.base_url ?? (id === "local_server" ? (localServerHost ?? LOCAL_SERVER_URL) : null),
       key: keyStatus(settings?.api_key_ref ?? envKey, env, vault),
       used_by: usedBy(id),
     };

@@ -13,6 +13,7 @@ import type { RouterMetrics } from "./metrics.ts";
 import { costOf, estimateTokens, priceFor } from "./prices.ts";
 import { loadProvider } from "./providers/index.ts";
 import { type ResolvedRoute, resolveRoute } from "./routing.ts";
+import type { LlmSettings } from "./settings.ts";
 import type {
   AttemptRecord,
   EmbeddedRuntime,
@@ -33,7 +34,9 @@ import type {
 export interface RouterDeps {
   /** Reads and validates llm_router.yaml (called again by reload()). */
   loadConfig: () => LlmRouterConfig;
+  /** For keys named by `api_key_ref` (providers look them up). */
   env: NodeJS.ProcessEnv;
+  settings: LlmSettings;
   vault: Pick<Vault, "get">;
   paths: DataPaths;
   embedded: EmbeddedRuntime;
@@ -75,7 +78,7 @@ export class LlmRouter {
   /** Re-reads the router file and env limits; throws (keeping the previous configuration) when invalid. */
   reload(): void {
     const config = this.deps.loadConfig();
-    const limits = readLlmLimits(this.deps.env, config.global);
+    const limits = readLlmLimits(this.deps.settings, config.global);
     this.config = config;
     this.limitsValue = limits;
     this.deps.metrics.enabled = limits.metricsEnabled;
@@ -101,6 +104,7 @@ export class LlmRouter {
     const context: ProviderContext = {
       config: this.config,
       env: this.deps.env,
+      settings: this.deps.settings,
       vault: this.deps.vault,
       paths: this.deps.paths,
       embedded: this.deps.embedded,
@@ -194,6 +198,7 @@ export class LlmRouter {
         yield { type: "route", provider: target.provider, model: target.model, attempt: ++attemptNo };
         const startedAt = performance.now();
         let emitted = false;
+        let answer = ""; // kept only for ASSISTANT_LOG_LLM_RESPONSE
         try {
           const model = await this.model(provider, target.model);
           const options = {
@@ -205,6 +210,7 @@ export class LlmRouter {
           for await (const part of runAttempt(model, options, timeouts, request.signal)) {
             if (part.type !== "finish") {
               emitted = true;
+              if (part.type === "text" && this.deps.settings.logLlmResponse) answer += part.delta;
               yield part;
               continue;
             }
@@ -222,6 +228,15 @@ export class LlmRouter {
             });
             if (request.sessionId) this.deps.budget?.add(request.sessionId, part.usage, costUsd);
             attempts.push({ provider: target.provider, model: target.model, outcome: "ok" });
+            if (this.deps.settings.logLlmResponse) {
+              // The logger redacts every secret the vault knows before the line is written.
+              this.deps.logger?.info("llm response", {
+                task_type: request.taskType,
+                provider: target.provider,
+                model: target.model,
+                text: answer,
+              });
+            }
             yield {
               type: "finish",
               provider: target.provider,

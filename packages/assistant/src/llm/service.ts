@@ -8,6 +8,7 @@ import { ModelDownloader } from "./embedded/download.ts";
 import { createEmbeddedRuntime } from "./embedded/runtime.ts";
 import { RouterMetrics } from "./metrics.ts";
 import { LlmRouter, type RouterDeps } from "./router.ts";
+import type { LlmSettings } from "./settings.ts";
 import type { EmbeddedRuntime } from "./types.ts";
 
 // The LLM domain as the daemon holds it: one router, its metrics, the session budget, the embedded model and its
@@ -23,18 +24,20 @@ export interface LlmServices {
 
 export interface LlmServiceOptions {
   paths: DataPaths;
+  /** For provider keys named by `api_key_ref`. */
   env: NodeJS.ProcessEnv;
+  settings: LlmSettings;
   vault: Pick<Vault, "get">;
   db: Db;
   logger?: Logger;
 }
 
 export function createLlmServices(options: LlmServiceOptions): LlmServices {
-  const { paths, env, db, logger } = options;
+  const { paths, settings, db, logger } = options;
   const downloader = new ModelDownloader();
-  const embedded = createEmbeddedRuntime({ env, paths, downloader, ...(logger ? { logger } : {}) });
+  const embedded = createEmbeddedRuntime({ settings, paths, downloader, ...(logger ? { logger } : {}) });
   const metrics = new RouterMetrics(true);
-  const budget = new Budget(db, env);
+  const budget = new Budget(db, settings);
   const router = routerFromFile(options, { embedded, metrics, budget });
   return { router, metrics, budget, embedded, downloader };
 }
@@ -44,10 +47,11 @@ export function routerFromFile(
   options: Omit<LlmServiceOptions, "db">,
   parts: Pick<RouterDeps, "embedded" | "metrics" | "budget">,
 ): LlmRouter {
-  const { paths, env, vault, logger } = options;
+  const { paths, env, settings, vault, logger } = options;
   return new LlmRouter({
     loadConfig: () => loadConfig("llm_router", paths),
     env,
+    settings,
     vault,
     paths,
     ...parts,

@@ -8,6 +8,7 @@ import type {
 import type { DataPaths } from "../config/paths.ts";
 import type { LlmRouterConfig, ModelOptions, RouteConfig, RouteProvider } from "../config/schemas/llmRouter.ts";
 import type { Vault } from "../vault/vault.ts";
+import type { LlmSettings } from "./settings.ts";
 
 // The contracts of the LLM domain. Every provider (embedded llama.cpp, core, Ollama, OpenAI-compatible, Azure,
 // OpenRouter) is an AI SDK LanguageModelV4, so streaming and tool calling go through one interface; the router's
@@ -68,7 +69,9 @@ export interface ModelInfo {
 /** Everything a provider may need to build a model: the router file, env, vault (keys) and data paths. */
 export interface ProviderContext {
   config: LlmRouterConfig;
+  /** Where a key named by `api_key_ref` (or CLOUD_A_API_KEY...) is looked up. */
   env: NodeJS.ProcessEnv;
+  settings: LlmSettings;
   vault: Pick<Vault, "get">;
   paths: DataPaths;
   embedded: EmbeddedRuntime;

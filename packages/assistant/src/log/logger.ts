@@ -25,11 +25,6 @@ export interface LoggerOptions {
   keep?: number;
 }
 
-export function parseLogLevel(value: string | undefined): LogLevel | undefined {
-  const v = value?.trim().toLowerCase();
-  return (LOG_LEVELS as readonly string[]).includes(v ?? "") ? (v as LogLevel) : undefined;
-}
-
 export function createLogger(options: LoggerOptions): Logger {
   const threshold = LOG_LEVELS.indexOf(options.level);
   const maxBytes = options.maxBytes ?? 5 * 1024 * 1024;

@@ -1,6 +1,6 @@
-import { ROUTE_PROVIDERS, type RouteProvider } from "../config/schemas/llmRouter.ts";
+import type { EmbedderChoice } from "../config/envVariables.ts";
+import type { RouteProvider } from "../config/schemas/llmRouter.ts";
 import type { LlmRouter } from "../llm/router.ts";
-import { ConfigError } from "../util/errors.ts";
 
 // Which model turns memories into vectors (ASSISTANT_MEMORY_EMBEDDINGS):
 //   auto (default)      the embedded model when its file is on disk (never a download just for memory), else none
@@ -14,33 +14,6 @@ export interface Embedder {
   /** `<provider>:<model>`; vectors of different embedders are never compared. */
   id: string;
   embed(texts: readonly string[], signal?: AbortSignal): Promise<number[][]>;
-}
-
-export type EmbedderChoice =
-  | { kind: "auto" }
-  | { kind: "off" }
-  | { kind: "named"; provider: RouteProvider; model: string };
-
-export function embedderChoice(env: NodeJS.ProcessEnv): EmbedderChoice {
-  const raw = env.ASSISTANT_MEMORY_EMBEDDINGS?.trim() ?? "";
-  if (raw === "" || raw === "auto") return { kind: "auto" };
-  if (raw === "off" || raw === "none") return { kind: "off" };
-  const at = raw.indexOf(":");
-  const provider = raw.slice(0, at);
-  const model = raw.slice(at + 1).trim();
-  if (
-    at <= 0 ||
-    !model ||
-    !(ROUTE_PROVIDERS as readonly string[]).includes(provider) ||
-    provider === "assistant_core"
-  ) {
-    throw new ConfigError(
-      "environment",
-      "ASSISTANT_MEMORY_EMBEDDINGS",
-      `must be auto, off or <provider>:<model> with a provider of ${ROUTE_PROVIDERS.filter((p) => p !== "assistant_core").join(", ")} (got "${raw}")`,
-    );
-  }
-  return { kind: "named", provider: provider as RouteProvider, model };
 }
 
 /** The embedder to use now, or null with the reason (text search alone then). */

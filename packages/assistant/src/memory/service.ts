@@ -1,11 +1,13 @@
 import type { MessageRecord, SessionStore } from "../agent/sessions.ts";
+import type { EmbedderChoice } from "../config/envVariables.ts";
+import type { DaemonSettings } from "../config/settings.ts";
 import type { EventLog } from "../events/eventLog.ts";
 import { estimateTokens } from "../llm/prices.ts";
 import type { LlmRouter } from "../llm/router.ts";
 import type { Logger } from "../log/logger.ts";
 import { type Db, statement } from "../store/database.ts";
 import { AppError } from "../util/errors.ts";
-import { type Embedder, type EmbedderChoice, embedderChoice, resolveEmbedder } from "./embedder.ts";
+import { type Embedder, resolveEmbedder } from "./embedder.ts";
 import { extractMemories, firstLines } from "./extraction.ts";
 import { type SearchHit, searchMemories } from "./search.ts";
 import {
@@ -24,7 +26,6 @@ import { loadSqliteVec, VectorIndex, type VectorSearchMode } from "./vectorIndex
 // job runs at a time, so extraction never competes with itself for the model.
 
 const SETTINGS_KEY = "memory.settings";
-const DEFAULT_PROMPT_TOKENS = 400;
 /** A vector-only hit enters the prompt from this cosine similarity up; text hits always may. */
 const MIN_SIMILARITY = 0.5;
 const EMBED_BATCH = 16;
@@ -61,7 +62,7 @@ export interface MemoryServiceDeps {
   router: Pick<LlmRouter, "complete" | "provider" | "limits">;
   sessions: Pick<SessionStore, "after">;
   events: Pick<EventLog, "emit">;
-  env: NodeJS.ProcessEnv;
+  settings: Pick<DaemonSettings, "memoryEmbeddings" | "graphExpand" | "memoryPromptTokens" | "memoryLearning">;
   logger: Pick<Logger, "warn" | "info">;
   /** Whether the embedded model file is on disk (auto embeddings never start a download). */
   embeddedPresent: () => boolean;
@@ -87,9 +88,9 @@ export class MemoryService {
   constructor(deps: MemoryServiceDeps) {
     this.#deps = deps;
     this.store = new MemoryStore(deps.db);
-    this.#choice = embedderChoice(deps.env);
-    this.#graphExpand = deps.env.ASSISTANT_GRAPH_EXPAND?.trim() === "1";
-    this.#promptTokens = positiveInt(deps.env.ASSISTANT_MEMORY_PROMPT_TOKENS) ?? DEFAULT_PROMPT_TOKENS;
+    this.#choice = deps.settings.memoryEmbeddings;
+    this.#graphExpand = deps.settings.graphExpand;
+    this.#promptTokens = deps.settings.memoryPromptTokens;
   }
 
   /** Daemon start: items left without a vector (a new embedder, an interrupted run) are embedded in the background. */
@@ -104,7 +105,7 @@ export class MemoryService {
       | { value: string }
       | undefined;
     if (row) return (JSON.parse(row.value) as { learning_enabled: boolean }).learning_enabled;
-    return this.#deps.env.ASSISTANT_MEMORY_LEARNING?.trim() !== "0";
+    return this.#deps.settings.memoryLearning;
   }
 
   settings(): MemorySettings {
@@ -445,9 +446,4 @@ export class MemoryService {
       });
     }
   }
-}
-
-function positiveInt(raw: string | undefined): number | undefined {
-  const value = Number(raw?.trim());
-  return raw?.trim() && Number.isInteger(value) && value > 0 ? value : undefined;
 }

@@ -4,7 +4,7 @@ import type { LlmServices } from "../llm/service.ts";
 import type { Logger } from "../log/logger.ts";
 import type { Db } from "../store/database.ts";
 import type { ToolServices } from "../tools/service.ts";
-import { MemoryService } from "./service.ts";
+import { MemoryService, type MemoryServiceDeps } from "./service.ts";
 import { memoryTools } from "./tools.ts";
 
 /** The daemon's second brain: the service, and remember/recall/forget in the tool registry. */
@@ -13,7 +13,7 @@ export function createMemoryService(options: {
   llm: Pick<LlmServices, "router" | "embedded">;
   sessions: Pick<SessionStore, "after">;
   events: Pick<EventLog, "emit">;
-  env: NodeJS.ProcessEnv;
+  settings: MemoryServiceDeps["settings"];
   logger: Pick<Logger, "warn" | "info">;
   tools: Pick<ToolServices, "registry">;
 }): MemoryService {
@@ -22,7 +22,7 @@ export function createMemoryService(options: {
     router: options.llm.router,
     sessions: options.sessions,
     events: options.events,
-    env: options.env,
+    settings: options.settings,
     logger: options.logger,
     embeddedPresent: () => options.llm.embedded.state().file_present,
   });

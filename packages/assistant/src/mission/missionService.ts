@@ -3,6 +3,7 @@ import type { TaskService } from "../agent/taskService.ts";
 import { FINAL_STATUSES, type TaskRecord, type TaskStore } from "../agent/tasks.ts";
 import type { DataPaths } from "../config/paths.ts";
 import { type AutonomousMission, autonomousMissionSchema } from "../config/schemas/autonomousMission.ts";
+import type { DaemonSettings } from "../config/settings.ts";
 import type { EventLog } from "../events/eventLog.ts";
 import type { StoredEvent } from "../events/registry.ts";
 import type { Budget } from "../llm/budget.ts";
@@ -37,7 +38,6 @@ import {
 // overlap: a heartbeat during a cycle waits for it. Each cycle ends with a report in report_dir; a long one gets
 // interim reports. Pause stops new cycles and lets the current one finish; a spent session budget pauses it too.
 
-export const DEFAULT_INTERIM_REPORT_SECS = 300;
 const SOURCE_ID = "autonomous_mission";
 
 /** What the mission needs of the task service (TaskService has it all). */
@@ -51,8 +51,7 @@ export interface MissionDeps {
   budget: Pick<Budget, "assertWithin">;
   logger: Pick<Logger, "info" | "warn" | "error">;
   clock: MissionClock;
-  /** ASSISTANT_MISSION_INTERIM_REPORT_SECS. */
-  env: NodeJS.ProcessEnv;
+  settings: Pick<DaemonSettings, "missionInterimReportSecs">;
 }
 
 export interface MissionView {
@@ -104,7 +103,7 @@ export class MissionService {
 
   constructor(deps: MissionDeps) {
     this.#deps = deps;
-    this.#interimMs = interimReportSecs(deps.env, deps.logger) * 1000;
+    this.#interimMs = deps.settings.missionInterimReportSecs * 1000;
     this.#state = loadMissionState(deps.db);
     this.#read();
     this.#announced = this.#computeStatus();
@@ -529,16 +528,4 @@ function reportLists(report: Pick<TaskReport, "done" | "needs_review" | "failed"
 
 function iso(ms: number): string {
   return new Date(ms).toISOString();
-}
-
-/** ASSISTANT_MISSION_INTERIM_REPORT_SECS: a positive number of seconds; anything else is the default (logged). */
-export function interimReportSecs(env: NodeJS.ProcessEnv, logger: Pick<Logger, "warn">): number {
-  const raw = env.ASSISTANT_MISSION_INTERIM_REPORT_SECS?.trim();
-  if (!raw) return DEFAULT_INTERIM_REPORT_SECS;
-  const value = Number(raw);
-  if (Number.isFinite(value) && value > 0) return value;
-  logger.warn(
-    `ASSISTANT_MISSION_INTERIM_REPORT_SECS must be a positive number of seconds (got "${raw}"); using ${DEFAULT_INTERIM_REPORT_SECS}`,
-  );
-  return DEFAULT_INTERIM_REPORT_SECS;
 }

@@ -11,6 +11,7 @@ import {
 } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { z } from "zod";
+import type { DaemonSettings } from "../config/settings.ts";
 import type { EventLog } from "../events/eventLog.ts";
 import type { Logger } from "../log/logger.ts";
 import { safeFetch } from "../tools/safeFetch.ts";
@@ -40,8 +41,6 @@ export const MAX_WASM_BYTES = 32 * 1024 * 1024;
 const MAX_MANIFEST_BYTES = 256 * 1024;
 const MAX_OUTPUT_BYTES = 1024 * 1024;
 const MAX_HTTP_BYTES = 2 * 1024 * 1024;
-/** Instructions per call (wasmMetering.ts): a few seconds of AssemblyScript work, on the order of the default timeout. */
-const DEFAULT_FUEL = 10_000_000_000;
 
 export interface PluginInfo {
   plugin_id: string;
@@ -92,7 +91,8 @@ interface PluginCall {
 
 export interface PluginRegistryOptions {
   dir: string;
-  env: NodeJS.ProcessEnv;
+  /** The ceilings a manifest's limits can only lower. */
+  settings: Pick<DaemonSettings, "pluginTimeoutMs" | "pluginMaxMemoryMb" | "pluginFuel">;
   reputation: ReputationStore;
   events: Pick<EventLog, "emit">;
   logger: Pick<Logger, "warn" | "info">;
@@ -301,13 +301,7 @@ export class PluginRegistry {
   }
 
   #limits(manifest: PluginManifest): PluginLimits {
-    const env = this.#options.env;
-    const timeoutMs = positive(env.ASSISTANT_PLUGIN_TIMEOUT_MS, 5000, "ASSISTANT_PLUGIN_TIMEOUT_MS");
-    const memoryMb = positive(env.ASSISTANT_PLUGIN_MAX_MEMORY_MB, 64, "ASSISTANT_PLUGIN_MAX_MEMORY_MB");
-    const fuel = Math.min(
-      positive(env.ASSISTANT_PLUGIN_FUEL, DEFAULT_FUEL, "ASSISTANT_PLUGIN_FUEL"),
-      Number.MAX_SAFE_INTEGER,
-    );
+    const { pluginTimeoutMs: timeoutMs, pluginMaxMemoryMb: memoryMb, pluginFuel: fuel } = this.#options.settings;
     return {
       timeoutMs: Math.min(timeoutMs, manifest.limits.timeout_ms ?? timeoutMs),
       maxMemoryPages: Math.floor((Math.min(memoryMb, manifest.limits.memory_mb ?? memoryMb) * 1048576) / 65536),
@@ -440,18 +434,6 @@ export class PluginRegistry {
         }),
     };
   }
-}
-
-function positive(raw: string | undefined, fallback: number, name: string): number {
-  if (raw === undefined || raw.trim() === "") return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value <= 0) {
-    throw new AppError(
-      "config_invalid",
-      `${name} must be a positive whole number (got ${JSON.stringify(raw.slice(0, 40))})`,
-    );
-  }
-  return value;
 }
 
 function readLimited(path: string, maxBytes: number, label: string): Buffer {

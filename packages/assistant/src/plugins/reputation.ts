@@ -1,13 +1,11 @@
 import type { EventLog } from "../events/eventLog.ts";
 import type { Db } from "../store/database.ts";
-import { AppError } from "../util/errors.ts";
 
 // Plugin reputation (docs/plugins.md#reputation): every call's outcome and every piece of user feedback moves
 // a plugin's score; when the score falls under the threshold the plugin is disabled by reputation, says why, and
 // stays off (across restarts) until its reputation is reset. Scores start at 100 and never exceed it.
 
 export const START_SCORE = 100;
-export const DEFAULT_THRESHOLD = 50;
 
 export type Outcome = "success" | "failure" | "timeout" | "trap" | "denied" | "feedback_up" | "feedback_down";
 
@@ -49,20 +47,6 @@ export interface Reputation {
 
 interface Row extends Omit<Reputation, "disabled_by_reputation" | "threshold"> {
   disabled: number;
-}
-
-/** ASSISTANT_PLUGIN_REPUTATION_THRESHOLD: 0 to 100, default 50. */
-export function reputationThreshold(env: NodeJS.ProcessEnv): number {
-  const raw = env.ASSISTANT_PLUGIN_REPUTATION_THRESHOLD?.trim();
-  if (!raw) return DEFAULT_THRESHOLD;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value < 0 || value > 100) {
-    throw new AppError(
-      "config_invalid",
-      `ASSISTANT_PLUGIN_REPUTATION_THRESHOLD must be a number from 0 to 100 (got ${JSON.stringify(raw.slice(0, 40))})`,
-    );
-  }
-  return value;
 }
 
 export class ReputationStore {

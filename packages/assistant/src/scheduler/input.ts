@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { AppError, ConfigError } from "../util/errors.ts";
+import { AppError } from "../util/errors.ts";
 import { canonicalTimeZone, MAX_CRON_CHARS, MAX_TIME_ZONE_CHARS, parseCron } from "./cron.ts";
 
 // What a new schedule may be: one schema for POST /api/schedules (which also documents it in OpenAPI), the
@@ -9,7 +9,6 @@ export const MAX_NAME_CHARS = 100;
 export const MAX_DESCRIPTION_CHARS = 4000;
 /** A year: a longer interval is almost surely a unit mistake. */
 export const MAX_INTERVAL_SECS = 31_536_000;
-export const DEFAULT_MIN_INTERVAL_SECS = 60;
 
 export interface ScheduleInput {
   name: string;
@@ -19,21 +18,6 @@ export interface ScheduleInput {
   /** IANA time zone of the cron expression; the daemon's local zone without it. */
   timezone?: string;
   task_type?: string;
-}
-
-/** ASSISTANT_SCHEDULE_MIN_INTERVAL_SECS (default 60): the shortest interval a schedule may have. */
-export function minIntervalSecs(env: NodeJS.ProcessEnv): number {
-  const raw = env.ASSISTANT_SCHEDULE_MIN_INTERVAL_SECS?.trim();
-  if (!raw) return DEFAULT_MIN_INTERVAL_SECS;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1 || value > MAX_INTERVAL_SECS) {
-    throw new ConfigError(
-      "environment",
-      "ASSISTANT_SCHEDULE_MIN_INTERVAL_SECS",
-      `must be a whole number of seconds from 1 to ${MAX_INTERVAL_SECS} (got "${raw}")`,
-    );
-  }
-  return value;
 }
 
 export function scheduleInputSchema(minInterval: number): z.ZodType<ScheduleInput> {

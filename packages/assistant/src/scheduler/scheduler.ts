@@ -1,6 +1,7 @@
 import type { SessionStore } from "../agent/sessions.ts";
 import type { SubmitRequest } from "../agent/taskService.ts";
 import { FINAL_STATUSES, type TaskRecord } from "../agent/tasks.ts";
+import type { DaemonSettings } from "../config/settings.ts";
 import type { EventLog } from "../events/eventLog.ts";
 import type { Budget } from "../llm/budget.ts";
 import type { Logger } from "../log/logger.ts";
@@ -9,7 +10,7 @@ import type { Page } from "../util/cursor.ts";
 import { AppError, isAppError } from "../util/errors.ts";
 import { cadenceOf } from "./cadence.ts";
 import { canonicalTimeZone } from "./cron.ts";
-import { minIntervalSecs, parseScheduleInput } from "./input.ts";
+import { parseScheduleInput } from "./input.ts";
 import { type ScheduleRecord, ScheduleStore } from "./store.ts";
 
 // Runs schedules: one timer for the earliest next run (capped, so a changed clock is noticed within a minute);
@@ -31,7 +32,7 @@ export interface SchedulerDeps {
   wait: (taskId: string) => Promise<TaskRecord>;
   findTask: (taskId: string) => TaskRecord | undefined;
   logger: Pick<Logger, "info" | "warn" | "error">;
-  env: NodeJS.ProcessEnv;
+  settings: Pick<DaemonSettings, "scheduleMinIntervalSecs">;
   /** The clock and timers (ms); tests pass their own. */
   now?: () => number;
   setTimer?: (fn: () => void, ms: number) => unknown;
@@ -61,7 +62,7 @@ export class Scheduler {
         return timer;
       });
     this.#clearTimer = deps.clearTimer ?? ((handle) => clearTimeout(handle as NodeJS.Timeout));
-    this.minIntervalSecs = minIntervalSecs(deps.env);
+    this.minIntervalSecs = deps.settings.scheduleMinIntervalSecs;
   }
 
   /**

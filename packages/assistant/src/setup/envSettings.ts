@@ -1,6 +1,8 @@
+import { defaultText } from "../config/envDocs.ts";
 import { isEnvKey, looksLikeSecret, readEnvFiles, writeEnvValue } from "../config/envFile.ts";
+import { ENV_GROUPS, ENV_VARIABLES, type EnvVariableSpec, PLANNED_ENV_VARIABLES } from "../config/envVariables.ts";
 import type { DataPaths } from "../config/paths.ts";
-import { readSettings } from "../config/settings.ts";
+import { parseVariable, readSettings } from "../config/settings.ts";
 import { AppError, ConfigError } from "../util/errors.ts";
 import { MASTER_KEY_ENV } from "../vault/keySource.ts";
 import { ensureDataDir } from "./dataDir.ts";
@@ -27,6 +29,110 @@ export function listEnvSettings(paths: DataPaths): EnvSetting[] {
       const secret = looksLikeSecret(key);
       return { key, value: secret ? MASKED : value, source, secret };
     });
+}
+
+/** Where the value in force comes from; `default` and `unset` when no one set it (or set it blank). */
+export type EnvSource = "environment" | "assistant.env" | "connectors.env" | "default" | "unset";
+
+/** One line of `assistant config env list`: a variable of the registry, a reserved one, or one nothing reads. */
+export interface EnvVariableView {
+  key: string;
+  /** The value in force (MASKED for a secret), else the default when it is a fixed value, else null. */
+  value: string | null;
+  source: EnvSource;
+  secret: boolean;
+  /** setting: read by this version; planned: reserved for a feature to come; unknown: set, read by nothing. */
+  kind: "setting" | "planned" | "unknown";
+  default: string | null;
+  allowed: string | null;
+  meaning: string | null;
+  /** The domain that reads it, and its page. */
+  domain: string | null;
+  doc: string | null;
+  /** Why the daemon would refuse the value (it does not start with it). */
+  problem: string | null;
+}
+
+/**
+ * Every variable of the registry with the value in force and where it comes from (`env` wins over assistant.env,
+ * which wins over connectors.env), then reserved and unknown variables that are set. Reads the env files, so a
+ * malformed one throws its ConfigError.
+ */
+export function listEnvVariables(paths: DataPaths, env: NodeJS.ProcessEnv): EnvVariableView[] {
+  const files = readEnvFiles(paths);
+  const found = (key: string): { raw: string; source: EnvSource } | undefined => {
+    const fromEnv = env[key];
+    if (fromEnv !== undefined) return { raw: fromEnv, source: "environment" };
+    const fromFile = files.get(key);
+    return fromFile && { raw: fromFile.value, source: fromFile.source as EnvSource };
+  };
+  const views: EnvVariableView[] = [];
+  for (const spec of Object.values(ENV_VARIABLES) as EnvVariableSpec[]) {
+    const set = found(spec.name);
+    const secret = spec.type.kind === "secret";
+    const given = set && set.raw.trim() !== "" ? set : undefined;
+    const words = defaultText(spec).replaceAll("`", "") || null; // the backticks are for the docs
+    views.push({
+      key: spec.name,
+      value: given ? (secret ? MASKED : given.raw) : spec.default === undefined ? null : spec.type.show(spec.default),
+      source: given ? given.source : words ? "default" : "unset",
+      secret,
+      kind: "setting",
+      default: words,
+      allowed: spec.type.allowed,
+      meaning: spec.meaning,
+      domain: spec.group,
+      doc: ENV_GROUPS[spec.group].doc,
+      problem: given && !spec.readBy ? problemOf(spec, given.raw) : null,
+    });
+  }
+  const known = new Set(views.map((view) => view.key));
+  for (const planned of PLANNED_ENV_VARIABLES) {
+    const set = found(planned.name);
+    if (!set) continue;
+    known.add(planned.name);
+    views.push({
+      key: planned.name,
+      value: set.raw,
+      source: set.source,
+      secret: false,
+      kind: "planned",
+      default: null,
+      allowed: null,
+      meaning: `${planned.meaning} (${planned.feature}: not read by this version)`,
+      domain: null,
+      doc: null,
+      problem: null,
+    });
+  }
+  for (const [key, { value, source }] of [...files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    if (known.has(key)) continue;
+    const secret = looksLikeSecret(key);
+    views.push({
+      key,
+      value: secret ? MASKED : value,
+      source: source as EnvSource,
+      secret,
+      kind: "unknown",
+      default: null,
+      allowed: null,
+      meaning: null,
+      domain: null,
+      doc: null,
+      problem: null,
+    });
+  }
+  return views;
+}
+
+function problemOf(spec: EnvVariableSpec, raw: string): string | null {
+  try {
+    parseVariable(spec, raw);
+    return null;
+  } catch (error) {
+    if (error instanceof ConfigError) return error.reason;
+    throw error;
+  }
 }
 
 export function getEnvSetting(paths: DataPaths, key: string): EnvSetting | undefined {

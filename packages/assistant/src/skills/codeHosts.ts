@@ -19,17 +19,8 @@ export type InstallSource =
 
 const SEGMENT = /^[A-Za-z0-9_.-]{1,100}$/;
 
-function enterpriseHosts(env: NodeJS.ProcessEnv): Set<string> {
-  return new Set(
-    (env.ASSISTANT_GITHUB_ENTERPRISE_HOSTS ?? "")
-      .split(",")
-      .map((h) => h.trim().toLowerCase())
-      .filter(Boolean),
-  );
-}
-
 /** Reads an install URL. Throws with a message for the person when the URL cannot be used. */
-export function installSource(raw: string, env: NodeJS.ProcessEnv): InstallSource {
+export function installSource(raw: string, enterpriseHosts: readonly string[]): InstallSource {
   let url: URL;
   try {
     url = new URL(raw);
@@ -44,7 +35,7 @@ export function installSource(raw: string, env: NodeJS.ProcessEnv): InstallSourc
     // /<owner>/<repo>/<ref>/<path...>/SKILL.md
     return github("https://api.github.com", parts[0]!, parts[1]!, parts[2]!, folderOf(parts.slice(3)));
   }
-  const enterprise = enterpriseHosts(env).has(host);
+  const enterprise = enterpriseHosts.includes(host);
   if ((host === "github.com" || enterprise) && parts.length >= 2) {
     const api = enterprise ? `https://${url.host}/api/v3` : "https://api.github.com";
     const [owner, repo, kind, ref, ...rest] = parts;

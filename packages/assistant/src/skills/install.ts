@@ -50,11 +50,11 @@ interface RemoteEntry {
 /** Fetches, checks and writes one skill. `replace` allows overwriting an installed skill of the same name. */
 export async function installSkill(
   rawUrl: string,
-  options: { skillsDir: string; env: NodeJS.ProcessEnv; fetch: InstallFetch; replace?: boolean },
+  options: { skillsDir: string; enterpriseHosts: readonly string[]; fetch: InstallFetch; replace?: boolean },
 ): Promise<InstalledSkill> {
   let source: InstallSource;
   try {
-    source = installSource(rawUrl, options.env);
+    source = installSource(rawUrl, options.enterpriseHosts);
   } catch (error) {
     throw new AppError("invalid_request", (error as Error).message, { field: "url" });
   }

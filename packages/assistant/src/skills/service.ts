@@ -1,5 +1,6 @@
 import type { DataPaths } from "../config/paths.ts";
 import { toolsPolicySchema } from "../config/schemas/toolsPolicy.ts";
+import type { DaemonSettings } from "../config/settings.ts";
 import { addToYamlList, updateYamlFile } from "../config/yamlDocument.ts";
 import type { EventLog } from "../events/eventLog.ts";
 import type { Logger } from "../log/logger.ts";
@@ -38,7 +39,7 @@ export interface InstallRequest {
 export class SkillService {
   readonly #registry: SkillRegistry;
   readonly #paths: DataPaths;
-  readonly #env: NodeJS.ProcessEnv;
+  readonly #settings: Pick<DaemonSettings, "githubEnterpriseHosts">;
   readonly #policy: PolicySource;
   readonly #queue: ReviewQueue;
   readonly #events: Pick<EventLog, "emit">;
@@ -48,7 +49,7 @@ export class SkillService {
   constructor(options: {
     registry: SkillRegistry;
     paths: DataPaths;
-    env: NodeJS.ProcessEnv;
+    settings: Pick<DaemonSettings, "githubEnterpriseHosts">;
     policy: PolicySource;
     queue: ReviewQueue;
     events: Pick<EventLog, "emit">;
@@ -56,7 +57,7 @@ export class SkillService {
   }) {
     this.#registry = options.registry;
     this.#paths = options.paths;
-    this.#env = options.env;
+    this.#settings = options.settings;
     this.#policy = options.policy;
     this.#queue = options.queue;
     this.#events = options.events;
@@ -67,7 +68,7 @@ export class SkillService {
   async install(url: string, request: InstallRequest): Promise<SkillInstallResult> {
     const installed = await installSkill(url, {
       skillsDir: this.#paths.skillsDir,
-      env: this.#env,
+      enterpriseHosts: this.#settings.githubEnterpriseHosts,
       replace: request.replace === true,
       fetch: async (target, { accept, maxBytes }) =>
         safeFetch(target, {

@@ -1,4 +1,5 @@
 import type { DataPaths } from "../config/paths.ts";
+import type { DaemonSettings } from "../config/settings.ts";
 import type { EventLog } from "../events/eventLog.ts";
 import type { Logger } from "../log/logger.ts";
 import type { ReviewQueue } from "../tools/approvals/queue.ts";
@@ -16,7 +17,7 @@ export interface SkillServices {
 /** The daemon's skills: the registry scanned now, the installer, and use_skill/install_skill in the tool registry. */
 export function createSkillServices(options: {
   paths: DataPaths;
-  env: NodeJS.ProcessEnv;
+  settings: Pick<DaemonSettings, "githubEnterpriseHosts">;
   tools: Pick<ToolServices, "registry" | "policy">;
   queue: ReviewQueue;
   events: Pick<EventLog, "emit">;

@@ -1,5 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync } from "node:fs";
+import type { DaemonSettings } from "../config/settings.ts";
 import { resolveExecutable } from "./policy/commands.ts";
 import { withinPrepared } from "./policy/paths.ts";
 
@@ -42,8 +43,8 @@ export interface SandboxOptions {
   workspaceDir: string;
   /** Files outside the data directory that commands may read but not write. */
   readOnly: readonly string[];
-  /** ASSISTANT_COMMAND_SANDBOX: `auto` (default) or `off`. */
-  setting?: string;
+  /** ASSISTANT_COMMAND_SANDBOX. */
+  setting: DaemonSettings["commandSandbox"];
 }
 
 const PROBE_TIMEOUT_MS = 5000;
@@ -52,11 +53,7 @@ const NAMESPACES = ["--bind", "/", "/", "--dev", "/dev", "--unshare-pid", "--pro
 
 /** Finds and tries bubblewrap once (a few milliseconds); the daemon keeps the answer. */
 export function detectCommandSandbox(options: SandboxOptions): SandboxStatus {
-  const setting = (options.setting ?? "auto").trim().toLowerCase() || "auto";
-  if (setting === "off") return { available: false, reason: "ASSISTANT_COMMAND_SANDBOX=off" };
-  if (setting !== "auto") {
-    return { available: false, reason: `ASSISTANT_COMMAND_SANDBOX=${setting} is not auto or off; treated as off` };
-  }
+  if (options.setting === "off") return { available: false, reason: "ASSISTANT_COMMAND_SANDBOX=off" };
   if (process.platform !== "linux") {
     return { available: false, reason: `no command sandbox on ${process.platform} (bubblewrap is Linux only)` };
   }

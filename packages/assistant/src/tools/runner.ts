@@ -59,6 +59,7 @@ export interface ToolRunnerOptions {
   events: Pick<EventLog, "emit">;
   logger: Pick<Logger, "warn">;
   env: NodeJS.ProcessEnv;
+  settings: ToolContext["settings"];
   workspace: string;
   journalPath: string;
   secret: (key: string) => string | null;
@@ -164,6 +165,7 @@ export class ToolRunner {
       workspace: options.workspace ?? this.#options.workspace,
       journalPath: this.#options.journalPath,
       env: this.#options.env,
+      settings: this.#options.settings,
       policy: snapshot.policy,
       daemonFiles: this.#options.daemonFiles,
       sandbox: this.#options.sandbox,

@@ -1,6 +1,7 @@
 import { isAbsolute, join, resolve } from "node:path";
 import { z } from "zod";
 import type { DataPaths } from "../config/paths.ts";
+import type { DaemonSettings } from "../config/settings.ts";
 import type { EventLog } from "../events/eventLog.ts";
 import type { Logger } from "../log/logger.ts";
 import type { Vault } from "../vault/vault.ts";
@@ -13,7 +14,7 @@ import { type DaemonFiles, daemonFiles, PROTECTED_DESCRIPTION, PROTECTED_RULE } 
 import { PolicySource } from "./policySource.ts";
 import { ToolRegistry } from "./registry.ts";
 import { ToolRunner } from "./runner.ts";
-import { type Tool, ToolFailure, type ToolResource } from "./tool.ts";
+import { type Tool, type ToolContext, ToolFailure, type ToolResource } from "./tool.ts";
 
 /** What the effective view and doctor say about the command sandbox. */
 export function sandboxView(status: SandboxStatus): EffectiveView["command_sandbox"] {
@@ -56,6 +57,10 @@ export interface EffectiveView {
   tools: EffectiveTool[];
 }
 
+/** The environment settings the tools domain reads (config/envVariables.ts). */
+export type ToolSettings = ToolContext["settings"] &
+  Pick<DaemonSettings, "toolsJournalPath" | "supervisorPid" | "commandSandbox">;
+
 export interface ToolServices {
   runner: ToolRunner;
   /** Built-ins plus what skills and plugins add (they register here). */
@@ -71,7 +76,9 @@ export interface ToolServices {
 
 export function createToolServices(options: {
   paths: DataPaths;
+  /** What run_command children inherit (the minimal part of it). */
   env: NodeJS.ProcessEnv;
+  settings: ToolSettings;
   vault: Pick<Vault, "has" | "get">;
   approvals: ApprovalServices;
   events: Pick<EventLog, "emit">;
@@ -79,17 +86,17 @@ export function createToolServices(options: {
   /** The daemon's working directory (`.` in the policy); default process.cwd(). */
   cwd?: string;
 }): ToolServices {
-  const { paths, env, vault, approvals } = options;
+  const { paths, env, settings, vault, approvals } = options;
   const cwd = options.cwd ?? process.cwd();
-  const journal = env.ASSISTANT_TOOLS_JOURNAL_PATH?.trim();
+  const journal = settings.toolsJournalPath;
   const journalPath = journal ? (isAbsolute(journal) ? journal : resolve(cwd, journal)) : paths.toolsJournal;
   // Files the daemon owns outside the data directory: the journal and a router file kept in the project.
   const ownedOutside = [journalPath, join(cwd, "llm_router.yaml")];
-  const supervisor = Number(env.ASSISTANT_SUPERVISOR_PID);
+  const supervisor = settings.supervisorPid;
   const files = daemonFiles({
     paths,
     extraNoWrite: ownedOutside,
-    pids: Number.isInteger(supervisor) && supervisor > 0 ? [process.pid, supervisor] : [process.pid],
+    pids: supervisor !== undefined ? [process.pid, supervisor] : [process.pid],
   });
   let sandboxStatus: SandboxStatus | undefined;
   const sandbox = () =>
@@ -97,7 +104,7 @@ export function createToolServices(options: {
       dataDir: files.dataDir,
       workspaceDir: resolve(files.dataDir, "workspace"),
       readOnly: ownedOutside,
-      setting: env.ASSISTANT_COMMAND_SANDBOX,
+      setting: settings.commandSandbox,
     }));
   const policy = new PolicySource({
     file: paths.toolsPolicy,
@@ -115,6 +122,7 @@ export function createToolServices(options: {
     events: options.events,
     logger: options.logger,
     env,
+    settings,
     workspace: paths.workspaceDir,
     journalPath,
     daemonFiles: files,

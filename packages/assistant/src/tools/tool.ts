@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import type { ToolsPolicy } from "../config/schemas/toolsPolicy.ts";
+import type { DaemonSettings } from "../config/settings.ts";
 import type { SandboxStatus } from "./commandSandbox.ts";
 import { type DaemonFiles, PROTECTED_RULE, SOURCE_PROTECTED } from "./policy/daemonFiles.ts";
 import type { Decision, ToolRequest, ToolRequestKind } from "./policy/types.ts";
@@ -39,6 +40,8 @@ export interface ToolContext {
   /** Where file writes are journaled (ASSISTANT_TOOLS_JOURNAL_PATH, default logs/tools_journal.jsonl). */
   readonly journalPath: string;
   readonly env: NodeJS.ProcessEnv;
+  /** The environment settings tools read at call time (the message webhook, the search endpoint). */
+  readonly settings: Pick<DaemonSettings, "messageWebhookUrl" | "webSearchUrl">;
   /** The parsed tools_policy.yaml, or null when it is missing, empty or invalid (deny everything). */
   readonly policy: ToolsPolicy | null;
   /** The daemon's own files: a walk skips them, a read refuses a hard link to one of them. */

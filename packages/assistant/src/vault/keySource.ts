@@ -13,6 +13,7 @@ import {
 import { createRequire } from "node:module";
 import { basename, dirname, join, resolve } from "node:path";
 import type { Entry as KeyringEntry } from "@napi-rs/keyring";
+import { readSettingsOf } from "../config/settings.ts";
 import { AppError } from "../util/errors.ts";
 import { registerSecret } from "../util/redact.ts";
 
@@ -61,16 +62,7 @@ export function masterKeyFrom(env: NodeJS.ProcessEnv): string | undefined {
  * Windows, where a keyring always exists, and no elsewhere (a Linux server often has no Secret Service).
  */
 export function keyringWanted(env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): boolean {
-  const value = env[KEYRING_ENV];
-  if (value === "1") return true;
-  if (value === "0") return false;
-  if (value) {
-    throw new AppError(
-      "config_invalid",
-      `${KEYRING_ENV} must be 1 (use the OS keyring for a new vault) or 0 (do not), not ${JSON.stringify(value.slice(0, 20))}`,
-    );
-  }
-  return platform === "darwin" || platform === "win32";
+  return readSettingsOf(env, ["vaultKeyring"]).vaultKeyring ?? (platform === "darwin" || platform === "win32");
 }
 
 /** The source a new vault gets in this environment (the keyring may still fall back to key_file when it fails). */

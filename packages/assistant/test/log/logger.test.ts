@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { createLogger, parseLogLevel } from "../../src/log/logger.ts";
+import { createLogger } from "../../src/log/logger.ts";
 import { registerSecret } from "../../src/util/redact.ts";
 import { tempDataDir } from "../helpers/daemon.ts";
 
@@ -51,10 +51,5 @@ describe("logger", () => {
     expect(existsSync(`${file}.2`)).toBe(true);
     expect(existsSync(`${file}.3`)).toBe(false);
     expect(readFileSync(file, "utf8")).toContain("record 99 ");
-  });
-
-  it("parses ASSISTANT_LOG values", () => {
-    expect(parseLogLevel(" DEBUG ")).toBe("debug");
-    expect(parseLogLevel("verbose")).toBeUndefined();
   });
 });

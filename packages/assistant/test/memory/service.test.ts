@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { readSettings } from "../../src/config/settings.ts";
 import { historyFor } from "../../src/agent/compaction.ts";
 import { SessionStore } from "../../src/agent/sessions.ts";
 import { EventLog } from "../../src/events/eventLog.ts";
@@ -51,7 +52,7 @@ function setup(env: NodeJS.ProcessEnv = {}) {
     router,
     sessions,
     events,
-    env,
+    settings: readSettings(env),
     logger: silentLogger,
     embeddedPresent: () => false,
   });

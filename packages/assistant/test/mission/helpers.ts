@@ -4,6 +4,7 @@ import { SessionStore } from "../../src/agent/sessions.ts";
 import type { SubmitRequest } from "../../src/agent/taskService.ts";
 import { FINAL_STATUSES, type TaskRecord, type TaskStatus, TaskStore } from "../../src/agent/tasks.ts";
 import { type DataPaths, dataPaths } from "../../src/config/paths.ts";
+import { readSettings } from "../../src/config/settings.ts";
 import { EventLog } from "../../src/events/eventLog.ts";
 import type { EventKind, StoredEvent } from "../../src/events/registry.ts";
 import { Budget } from "../../src/llm/budget.ts";
@@ -147,12 +148,12 @@ export function createRig(
   if (options.file) writeFileSync(paths.mission, missionYaml(options.file));
   const db = openDatabase(paths.database);
   const events = new EventLog(db);
-  const env = options.env ?? {};
-  const budget = new Budget(db, env);
+  const settings = readSettings(options.env ?? {}); // as the daemon parses its environment
+  const budget = new Budget(db, settings);
   const clock = new FakeClock();
   const agent = new ScriptedAgent(db, events);
   const logger = { info: () => {}, warn: () => {}, error: () => {} };
-  const make = () => new MissionService({ paths, db, events, agent, budget, logger, clock, env });
+  const make = () => new MissionService({ paths, db, events, agent, budget, logger, clock, settings });
   const rig: MissionRig = {
     dataDir,
     paths,

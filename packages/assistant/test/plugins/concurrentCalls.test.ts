@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { readSettings } from "../../src/config/settings.ts";
 import { EventLog } from "../../src/events/eventLog.ts";
 import { createPluginServices, type PluginServices } from "../../src/plugins/setup.ts";
 import { openDatabase } from "../../src/store/database.ts";
@@ -52,7 +53,7 @@ async function withPlugin(): Promise<{ h: ToolHarness; plugins: PluginServices; 
   const plugins = createPluginServices({
     db,
     paths: h.paths,
-    env: {},
+    settings: readSettings({}),
     events: new EventLog(db),
     logger: { warn: () => {}, info: () => {} },
     tools: h.tools.registry,

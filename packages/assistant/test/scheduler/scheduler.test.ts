@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { readSettings } from "../../src/config/settings.ts";
 import { SessionStore } from "../../src/agent/sessions.ts";
 import type { SubmitRequest } from "../../src/agent/taskService.ts";
 import { type TaskRecord, TaskStore } from "../../src/agent/tasks.ts";
@@ -54,13 +55,14 @@ function harness(env: NodeJS.ProcessEnv = {}): Harness {
   const waiters = new Map<string, { resolve: (task: TaskRecord) => void; reject: (error: unknown) => void }>();
   const timers: Harness["timers"] = [];
   let refusal: Error | undefined;
+  const settings = readSettings(env); // as the daemon parses its environment
   const scheduler = new Scheduler({
     db,
     sessions,
-    budget: new Budget(db, env),
+    budget: new Budget(db, settings),
     events,
     logger: { info() {}, warn() {}, error() {} },
-    env,
+    settings,
     now: () => now,
     setTimer: (fn, ms) => {
       const timer = { fn, ms, cleared: false };
@@ -323,7 +325,7 @@ describe("budget", () => {
   it("a spent session budget pauses the schedule before the run, with the reason and what to do", () => {
     const h = harness(env);
     const s = h.scheduler.create({ ...base, interval_secs: 60 });
-    new Budget(h.db, env).add(s.session_id, { input: 80, output: 20 }, 0);
+    new Budget(h.db, readSettings(env)).add(s.session_id, { input: 80, output: 20 }, 0);
     now = T0 + 60_000;
     h.scheduler.tick();
     expect(h.submitted).toHaveLength(0);
@@ -345,7 +347,7 @@ describe("budget", () => {
     h.scheduler.tick();
     expect(h.submitted).toHaveLength(0);
     // Resumed after the usage is reset: the next run is one window from now.
-    new Budget(h.db, env).resetSession(s.session_id);
+    new Budget(h.db, readSettings(env)).resetSession(s.session_id);
     expect(h.scheduler.resume(s.id)).toMatchObject({
       status: "active",
       status_reason: null,

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { ENV_VARIABLES, SETTING_KEYS } from "../../src/config/envVariables.ts";
 import { modeOf, sandbox } from "./helpers.ts";
 
 describe("assistant config env set/get", () => {
@@ -110,40 +111,67 @@ describe("assistant config env set/get", () => {
 });
 
 describe("assistant config env list", () => {
-  it("lists both files with the source of each value and masks secret-looking values", async () => {
+  it("lists every variable of the registry with the value in force and its source, masking secrets", async () => {
     const box = sandbox();
     mkdirSync(box.dataDir);
     writeFileSync(
       box.file("connectors.env"),
       "ASSISTANT_CHANNEL_A_ENABLED=1\nCHANNEL_A_BOT_TOKEN=123456:very-secret\nASSISTANT_LOG=error\n",
     );
-    writeFileSync(box.file("assistant.env"), "ASSISTANT_LOG=debug\nASSISTANT_LANG=fr\n");
+    writeFileSync(box.file("assistant.env"), "ASSISTANT_LOG=debug\nASSISTANT_LANG=fr\nSEARCH_API_KEY=sk-in-a-file\n");
 
-    const res = await box.run(["config", "env", "list"]);
+    const res = await box.run(["config", "env", "list"], { env: { ASSISTANT_PORT: "4100" } });
     expect(res.code, res.stderr).toBe(0);
     expect(res.stdout).not.toContain("very-secret");
-    expect(res.stdout).toMatch(/^ASSISTANT_CHANNEL_A_ENABLED=1 +\(connectors\.env\)$/m);
+    expect(res.stdout).not.toContain("sk-in-a-file");
     expect(res.stdout).toMatch(/^ASSISTANT_LOG=debug +\(assistant\.env\)$/m);
-    expect(res.stdout).toMatch(/^CHANNEL_A_BOT_TOKEN=\*{8} +\(connectors\.env\)$/m);
+    expect(res.stdout).toMatch(/^ASSISTANT_PORT=4100 +\(environment\)$/m);
+    expect(res.stdout).toMatch(/^ASSISTANT_BIND=127\.0\.0\.1 +\(default\)$/m);
+    expect(res.stdout).toMatch(/^ASSISTANT_MESSAGE_WEBHOOK_URL +\(unset\)$/m);
+    expect(res.stdout).toMatch(/^ASSISTANT_LLM_TIMEOUT_SECS +\(default: global\.default_timeout_secs of llm_router\.yaml/m);
+    expect(res.stdout).toMatch(/^SEARCH_API_KEY=\*{8} +\(assistant\.env\)$/m);
+    expect(res.stdout).toMatch(/^ASSISTANT_CHANNEL_A_ENABLED=1 +\(connectors\.env\) +not read by this version$/m);
+    expect(res.stdout).toMatch(/^CHANNEL_A_BOT_TOKEN=\*{8} +\(connectors\.env\) +not a setting of this version$/m);
     expect(res.stderr).toContain(
       "warning: CHANNEL_A_BOT_TOKEN looks like a secret; move it to the vault (`assistant vault set channel_a_bot_token`)",
     );
+    expect(res.stderr).toContain("warning: SEARCH_API_KEY looks like a secret");
 
     const json = await box.run(["config", "env", "list", "--json"]);
-    expect(json.json()).toEqual({
-      variables: [
-        { key: "ASSISTANT_CHANNEL_A_ENABLED", value: "1", source: "connectors.env", secret: false },
-        { key: "ASSISTANT_LANG", value: "fr", source: "assistant.env", secret: false },
-        { key: "ASSISTANT_LOG", value: "debug", source: "assistant.env", secret: false },
-        { key: "CHANNEL_A_BOT_TOKEN", value: "********", source: "connectors.env", secret: true },
-      ],
+    // biome-ignore lint/suspicious/noExplicitAny: tests inspect the JSON loosely
+    const variables: any[] = json.json().variables;
+    const byKey = new Map(variables.map((v) => [v.key, v]));
+    // Every variable of the registry is listed, in registry order, then the others that are set.
+    expect(variables.slice(0, SETTING_KEYS.length).map((v) => v.key)).toEqual(
+      SETTING_KEYS.map((key) => ENV_VARIABLES[key].name),
+    );
+    expect(byKey.get("ASSISTANT_LOG")).toEqual({
+      key: "ASSISTANT_LOG",
+      value: "debug",
+      source: "assistant.env",
+      secret: false,
+      kind: "setting",
+      default: "info",
+      allowed: "one of trace, debug, info, warn, error",
+      meaning: "log level of logs/daemon.log",
+      domain: "daemon",
+      doc: "docs/http-api.md",
+      problem: null,
     });
-    const get = await box.run(["config", "env", "get", "CHANNEL_A_BOT_TOKEN"]);
-    expect(get.stdout).toBe("********\n");
+    expect(byKey.get("ASSISTANT_PORT")).toMatchObject({ value: "3876", source: "default" });
+    expect(byKey.get("ASSISTANT_LANG")).toMatchObject({ value: "fr", source: "assistant.env", kind: "setting" });
+    expect(byKey.get("ASSISTANT_CHANNEL_A_ENABLED")).toMatchObject({ value: "1", kind: "planned" });
+    expect(byKey.get("CHANNEL_A_BOT_TOKEN")).toMatchObject({ value: "********", secret: true, kind: "unknown" });
+    expect(variables.map((v) => v.key)).not.toContain("PATH"); // only registered names come from the environment
   });
 
-  it("says so when nothing is set", async () => {
-    const res = await sandbox().run(["config", "env", "list"]);
-    expect(res).toMatchObject({ code: 0, stdout: "(no variables set in assistant.env or connectors.env)\n" });
+  it("flags a value the daemon would refuse, with the same reason", async () => {
+    const box = sandbox();
+    mkdirSync(box.dataDir);
+    writeFileSync(box.file("assistant.env"), "ASSISTANT_MAX_TOOL_ROUNDS=lots\n");
+    const res = await box.run(["config", "env", "list"]);
+    expect(res.stdout).toMatch(
+      /^ASSISTANT_MAX_TOOL_ROUNDS=lots +\(assistant\.env\) +invalid: must be a whole number from 1 to 100 \(got "lots"\)$/m,
+    );
   });
 });

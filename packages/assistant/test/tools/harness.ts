@@ -4,6 +4,7 @@ import { afterEach } from "vitest";
 import { stringify } from "yaml";
 import { type DataPaths, dataPaths } from "../../src/config/paths.ts";
 import type { ToolsPolicyInput } from "../../src/config/schemas/toolsPolicy.ts";
+import { readSettings } from "../../src/config/settings.ts";
 import { EventLog } from "../../src/events/eventLog.ts";
 import type { EventKind, StoredEvent } from "../../src/events/registry.ts";
 import { openDatabase } from "../../src/store/database.ts";
@@ -56,11 +57,12 @@ export function toolHarness(
   const db = openDatabase(paths.database);
   const events = new EventLog(db);
   const env = { ...options.env };
-  const approvals = createApprovalServices({ db, env, events });
+  const settings = readSettings(env); // as the daemon parses its environment
+  const approvals = createApprovalServices({ db, settings, events });
   const vault = vaultWithSecrets(paths, options.secrets ?? {});
   const warnings: ToolHarness["warnings"] = [];
   const logger = { warn: (message: string, fields?: unknown) => void warnings.push({ message, fields }) };
-  const services = createToolServices({ paths, env, vault, approvals, events, logger, cwd });
+  const services = createToolServices({ paths, env, settings, vault, approvals, events, logger, cwd });
   const { runner } = services;
   cleanups.push(() => {
     approvals.close();

@@ -87,10 +87,14 @@ describe("message", () => {
     );
   });
 
-  it("refuses a webhook that is not http(s)", async () => {
-    const result = await harness("file:///tmp/inbox").invoke("message", { text: "hi" });
-    expect(result.status).toBe("error");
-    expect(result.output).toMatch(/must be an http or https URL/);
+  it("refuses a webhook that is not http(s) when the settings are read (daemon start), without showing it", () => {
+    // The whole message: the URL (here with a token in it) is never quoted.
+    expect(() => harness("file:///tmp/inbox-T0KEN")).toThrow(
+      /^environment: ASSISTANT_MESSAGE_WEBHOOK_URL: must be an http or https URL: not file:$/,
+    );
+    expect(() => harness("not a url T0KEN")).toThrow(
+      /^environment: ASSISTANT_MESSAGE_WEBHOOK_URL: must be an http or https URL: this is not a URL$/,
+    );
   });
 
   it("fails with the status on a non-2xx answer or a redirect, without showing the URL", async () => {

@@ -51,7 +51,7 @@ describe("which key source a new vault gets", () => {
     expect(keySourceKind({ ...ON, [MASTER_KEY_ENV]: "mk" }, "linux")).toBe("master_key");
     const bad = errorOf(() => keyringWanted({ [KEYRING_ENV]: "yes" }, "linux"));
     expect(bad.code).toBe("config_invalid");
-    expect(bad.message).toContain(`${KEYRING_ENV} must be 1`);
+    expect(bad.message).toContain(`${KEYRING_ENV}: must be 1 or 0 (got "yes")`);
   });
 
   it("an invalid ASSISTANT_VAULT_KEYRING stops a new vault before anything is written", async () => {

@@ -1,77 +1,13 @@
 import { join } from "node:path";
 import type { DataPaths } from "../../config/paths.ts";
-import { AppError } from "../../util/errors.ts";
+import type { EmbeddedModelSettings } from "../settings.ts";
+import { catalogueEntry } from "./catalogueEntries.ts";
 
-// The built-in catalogue of embedded models (docs/models.md#the-embedded-model) and how the environment picks one.
-// URLs pin a Hugging Face revision so the file behind them cannot change under the recorded hash. Sizes and
-// sha256 values were copied from public catalogues that pin the same revisions; they could not be checked
-// against the live files from here. The download verifies both and refuses a mismatch (the previous model file
-// stays in place), so a wrong value means a refused download, never a wrong model.
+// How the environment picks the embedded model (the catalogue itself is catalogueEntries.ts; the variables are
+// parsed and checked by the settings registry, config/envVariables.ts).
 
-export interface CatalogueEntry {
-  id: string;
-  label: string;
-  /** Hugging Face `resolve` URL of one GGUF file, pinned to a revision. */
-  url: string;
-  size_bytes: number;
-  sha256: string;
-  /** Context length the model was trained for (the runtime uses at most 8192 by default). */
-  context_length: number;
-  /** Chat template the GGUF ships and how node-llama-cpp handles it. */
-  chat_template: string;
-  license: string;
-}
-
-export const DEFAULT_EMBEDDED_MODEL = "qwen3_0_6b";
 /** `model_id` of a model named by ASSISTANT_EMBEDDED_MODEL_PATH. */
 export const CUSTOM_MODEL_ID = "custom";
-
-export const EMBEDDED_CATALOGUE: readonly CatalogueEntry[] = Object.freeze([
-  {
-    id: "qwen3_0_6b",
-    label: "Qwen3 0.6B (Q8_0)",
-    url: "https://huggingface.co/Qwen/Qwen3-0.6B-GGUF/resolve/23749fefcc72300e3a2ad315e1317431b06b590a/Qwen3-0.6B-Q8_0.gguf",
-    size_bytes: 639_446_688,
-    sha256: "9465e63a22add5354d9bb4b99e90117043c7124007664907259bd16d043bb031",
-    context_length: 40_960,
-    chat_template: "ChatML with <think> reasoning segments (QwenChatWrapper); thoughts are streamed as reasoning",
-    license: "apache-2.0",
-  },
-  {
-    id: "qwen2_5_0_5b",
-    label: "Qwen2.5 0.5B Instruct (Q8_0)",
-    url: "https://huggingface.co/Qwen/Qwen2.5-0.5B-Instruct-GGUF/resolve/9217f5db79a29953eb74d5343926648285ec7e67/qwen2.5-0.5b-instruct-q8_0.gguf",
-    size_bytes: 675_710_816,
-    sha256: "ca59ca7f13d0e15a8cfa77bd17e65d24f6844b554a7b6c12e07a5f89ff76844e",
-    context_length: 32_768,
-    chat_template: "ChatML (QwenChatWrapper), no reasoning segments",
-    license: "apache-2.0",
-  },
-  {
-    id: "smollm2_360m",
-    label: "SmolLM2 360M Instruct (Q8_0)",
-    url: "https://huggingface.co/HuggingFaceTB/SmolLM2-360M-Instruct-GGUF/resolve/593b5a2e04c8f3e4ee880263f93e0bd2901ad47f/smollm2-360m-instruct-q8_0.gguf",
-    size_bytes: 386_404_992,
-    sha256: "48ab3034d0dd401fbc721eb1df3217902fee7dab9078992d66431f09b7750201",
-    context_length: 8192,
-    chat_template: "ChatML (ChatMLChatWrapper); English only",
-    license: "apache-2.0",
-  },
-  {
-    id: "llama3_2_1b",
-    label: "Llama 3.2 1B Instruct (Q4_K_M)",
-    url: "https://huggingface.co/bartowski/Llama-3.2-1B-Instruct-GGUF/resolve/067b946cf014b7c697f3654f621d577a3e3afd1c/Llama-3.2-1B-Instruct-Q4_K_M.gguf",
-    size_bytes: 807_694_464,
-    sha256: "6f85a640a97cf2bf5b8e764087b1e83da0fdb51d7c9fab7d0fece9385611df83",
-    context_length: 131_072,
-    chat_template: "Llama 3 header format (Llama3_2LightweightChatWrapper)",
-    license: "llama3.2",
-  },
-]);
-
-export function catalogueEntry(id: string): CatalogueEntry | undefined {
-  return EMBEDDED_CATALOGUE.find((entry) => entry.id === id);
-}
 
 /** The model the environment asks for: where its file lives and, unless custom, where to download it from. */
 export interface ResolvedEmbeddedModel {
@@ -85,94 +21,45 @@ export interface ResolvedEmbeddedModel {
 }
 
 /** Where downloaded weights live: MODEL_CACHE_HOME, else the data directory's models/. */
-export function modelCacheDir(env: NodeJS.ProcessEnv, paths: Pick<DataPaths, "modelsDir">): string {
-  return env.MODEL_CACHE_HOME?.trim() || paths.modelsDir;
+export function modelCacheDir(
+  settings: Pick<EmbeddedModelSettings, "modelCacheHome">,
+  paths: Pick<DataPaths, "modelsDir">,
+): string {
+  return settings.modelCacheHome ?? paths.modelsDir;
 }
 
 /** The file a catalogue model is downloaded to. */
-export function catalogueModelPath(id: string, env: NodeJS.ProcessEnv, paths: Pick<DataPaths, "modelsDir">): string {
-  return join(modelCacheDir(env, paths), `${id}.gguf`);
+export function catalogueModelPath(
+  id: string,
+  settings: Pick<EmbeddedModelSettings, "modelCacheHome">,
+  paths: Pick<DataPaths, "modelsDir">,
+): string {
+  return join(modelCacheDir(settings, paths), `${id}.gguf`);
 }
 
 /**
  * ASSISTANT_EMBEDDED_MODEL_PATH (a local GGUF used as is) wins; else ASSISTANT_EMBEDDED_MODEL (default qwen3_0_6b).
  * ASSISTANT_EMBEDDED_MODEL_URL, _SHA256 and _SIZE replace the entry's source, for a mirror or an offline
- * registry (and the tests' loopback server): https only, except on a loopback host.
+ * registry (and the tests' loopback server).
  */
 export function resolveEmbeddedModel(
-  env: NodeJS.ProcessEnv,
+  settings: EmbeddedModelSettings,
   paths: Pick<DataPaths, "modelsDir">,
 ): ResolvedEmbeddedModel {
-  const customPath = env.ASSISTANT_EMBEDDED_MODEL_PATH?.trim();
-  if (customPath) return { model_id: CUSTOM_MODEL_ID, path: customPath, custom: true };
-
-  const id = env.ASSISTANT_EMBEDDED_MODEL?.trim() || DEFAULT_EMBEDDED_MODEL;
-  const entry = catalogueEntry(id);
-  if (!entry) {
-    throw new AppError(
-      "invalid_request",
-      `ASSISTANT_EMBEDDED_MODEL is "${id}", which is not in the embedded catalogue; known ids: ${EMBEDDED_CATALOGUE.map((e) => e.id).join(", ")}`,
-      { field: "ASSISTANT_EMBEDDED_MODEL" },
-    );
-  }
+  if (settings.embeddedModelPath) return { model_id: CUSTOM_MODEL_ID, path: settings.embeddedModelPath, custom: true };
+  // The registry only lets catalogue ids through.
+  const entry = catalogueEntry(settings.embeddedModel)!;
   const resolved: ResolvedEmbeddedModel = {
     model_id: entry.id,
-    path: catalogueModelPath(entry.id, env, paths),
-    url: entry.url,
-    sha256: entry.sha256,
+    path: catalogueModelPath(entry.id, settings, paths),
+    url: settings.embeddedModelUrl ?? entry.url,
+    sha256: settings.embeddedModelSha256 ?? entry.sha256,
     size_bytes: entry.size_bytes,
     context_length: entry.context_length,
     custom: false,
   };
-
-  const url = env.ASSISTANT_EMBEDDED_MODEL_URL?.trim();
-  if (url) resolved.url = checkMirrorUrl(url);
-  const sha256 = env.ASSISTANT_EMBEDDED_MODEL_SHA256?.trim().toLowerCase();
-  if (sha256) {
-    if (!/^[0-9a-f]{64}$/.test(sha256)) {
-      throw new AppError("invalid_request", "ASSISTANT_EMBEDDED_MODEL_SHA256 must be 64 hexadecimal characters", {
-        field: "ASSISTANT_EMBEDDED_MODEL_SHA256",
-      });
-    }
-    resolved.sha256 = sha256;
-    // Another file: the catalogue's size no longer applies unless given too.
-    delete resolved.size_bytes;
-  }
-  const size = env.ASSISTANT_EMBEDDED_MODEL_SIZE?.trim();
-  if (size) {
-    if (!/^[1-9][0-9]*$/.test(size)) {
-      throw new AppError("invalid_request", "ASSISTANT_EMBEDDED_MODEL_SIZE must be a size in bytes", {
-        field: "ASSISTANT_EMBEDDED_MODEL_SIZE",
-      });
-    }
-    resolved.size_bytes = Number(size);
-  }
+  // Another file: the catalogue's size no longer applies unless given too.
+  if (settings.embeddedModelSha256) delete resolved.size_bytes;
+  if (settings.embeddedModelSize !== undefined) resolved.size_bytes = settings.embeddedModelSize;
   return resolved;
-}
-
-const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
-
-function checkMirrorUrl(value: string): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new AppError("invalid_request", "ASSISTANT_EMBEDDED_MODEL_URL is not a URL", {
-      field: "ASSISTANT_EMBEDDED_MODEL_URL",
-    });
-  }
-  const loopback = LOOPBACK_HOSTS.has(url.hostname) || /^127\.\d+\.\d+\.\d+$/.test(url.hostname);
-  if (url.protocol !== "https:" && !(url.protocol === "http:" && loopback)) {
-    throw new AppError(
-      "invalid_request",
-      "ASSISTANT_EMBEDDED_MODEL_URL must use https (plain http is accepted only on a loopback host)",
-      { field: "ASSISTANT_EMBEDDED_MODEL_URL" },
-    );
-  }
-  if (url.username || url.password) {
-    throw new AppError("invalid_request", "ASSISTANT_EMBEDDED_MODEL_URL must not contain credentials", {
-      field: "ASSISTANT_EMBEDDED_MODEL_URL",
-    });
-  }
-  return url.href;
 }

@@ -8,7 +8,8 @@ import type { DataPaths } from "../../config/paths.ts";
 import type { Logger } from "../../log/logger.ts";
 import { ProviderFailure } from "../errors.ts";
 import type { EmbeddedCalibration, EmbeddedRuntime, EmbeddedState, EmbeddedStatus, LanguageModelV4 } from "../types.ts";
-import { type ResolvedEmbeddedModel, resolveEmbeddedModel } from "./catalogue.ts";
+import type { EmbeddedModelSettings, LlmSettings } from "../settings.ts";
+import { resolveEmbeddedModel } from "./catalogue.ts";
 import { downloadTarget, type ModelDownloader } from "./download.ts";
 import { createEmbeddedLanguageModel, type EmbeddedLease } from "./languageModel.ts";
 
@@ -19,7 +20,7 @@ import { createEmbeddedLanguageModel, type EmbeddedLease } from "./languageModel
 // a time: on a small machine parallel sequences only split the same cores.
 
 export interface EmbeddedRuntimeOptions {
-  env: NodeJS.ProcessEnv;
+  settings: EmbeddedModelSettings & Pick<LlmSettings, "embeddedThreads" | "embeddedContext" | "embeddedGpu">;
   paths: DataPaths;
   logger?: Logger;
   downloader: ModelDownloader;
@@ -57,21 +58,14 @@ const calibrationFileSchema = z.object({
 });
 
 export function createEmbeddedRuntime(options: EmbeddedRuntimeOptions): EmbeddedRuntime {
-  const { env, paths, logger, downloader } = options;
+  const { settings, paths, logger, downloader } = options;
   const calibrationFile = options.calibrationFile ?? join(paths.modelsDir, "embedded_calibration.json");
-  const gpuEnabled = env.ASSISTANT_EMBEDDED_GPU?.trim() !== "0";
-  const threadsOverride = positiveInt(env.ASSISTANT_EMBEDDED_THREADS);
-  const contextOverride = positiveInt(env.ASSISTANT_EMBEDDED_CONTEXT);
-
-  let resolved: ResolvedEmbeddedModel | undefined;
-  let resolveError: string | undefined;
-  try {
-    resolved = resolveEmbeddedModel(env, paths);
-  } catch (error) {
-    resolveError = (error as Error).message;
-  }
-  const modelId = resolved?.model_id ?? (env.ASSISTANT_EMBEDDED_MODEL?.trim() || "unknown");
-  const modelPath = resolved?.path ?? "";
+  const gpuEnabled = settings.embeddedGpu;
+  const threadsOverride = settings.embeddedThreads;
+  const contextOverride = settings.embeddedContext;
+  const resolved = resolveEmbeddedModel(settings, paths);
+  const modelId = resolved.model_id;
+  const modelPath = resolved.path;
   let calibration = readCalibration();
 
   let llama: Llama | undefined;
@@ -105,7 +99,7 @@ export function createEmbeddedRuntime(options: EmbeddedRuntimeOptions): Embedded
   /** ASSISTANT_EMBEDDED_CONTEXT as given; else the calibrated size or 8192, within the trained context. */
   function plannedContext(trainContext?: number): number {
     if (contextOverride) return contextOverride;
-    const train = trainContext ?? resolved?.context_length ?? MAX_DEFAULT_CONTEXT;
+    const train = trainContext ?? resolved.context_length ?? MAX_DEFAULT_CONTEXT;
     return Math.min(train, calibration?.context_size ?? MAX_DEFAULT_CONTEXT);
   }
 
@@ -123,7 +117,6 @@ export function createEmbeddedRuntime(options: EmbeddedRuntimeOptions): Embedded
   }
 
   async function load(): Promise<Loaded> {
-    if (!resolved) throw new ProviderFailure("unavailable", resolveError ?? "no embedded model configured");
     const model = resolved;
     if (fileSize() === null) {
       if (model.custom) {
@@ -386,11 +379,6 @@ export function createEmbeddedRuntime(options: EmbeddedRuntimeOptions): Embedded
 export function machineThreads(): number {
   const logical = availableParallelism();
   return Math.max(1, Math.min(MAX_THREADS, logical >= 8 ? Math.floor(logical / 2) : logical));
-}
-
-function positiveInt(value: string | undefined): number | undefined {
-  const n = Number(value?.trim());
-  return value?.trim() && Number.isInteger(n) && n > 0 ? n : undefined;
 }
 
 function round(value: number): number {

@@ -24,8 +24,8 @@ const OPENROUTER_EFFORTS = new Set(["none", "minimal", "low", "medium", "high", 
 export const createCloudBProvider: ProviderFactory = (context): Provider => {
   const settings = context.config.providers.cloud_b ?? {};
   const baseURL = openAiBaseUrl(settings.base_url ?? DEFAULT_BASE_URL);
-  const siteUrl = settings.site_url ?? context.env.CLOUD_B_SITE_URL;
-  const appTitle = settings.app_title ?? context.env.CLOUD_B_APP_TITLE;
+  const siteUrl = settings.site_url ?? context.settings.cloudBSiteUrl;
+  const appTitle = settings.app_title ?? context.settings.cloudBAppTitle;
   // The library sends X-OpenRouter-Title for appName; X-Title is the header OpenRouter documents for attribution.
   const headers: Record<string, string> = appTitle ? { "X-Title": appTitle } : {};
 

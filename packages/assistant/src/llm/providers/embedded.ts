@@ -1,6 +1,7 @@
 import { statSync } from "node:fs";
 import type { RouteConfig } from "../../config/schemas/llmRouter.ts";
-import { CUSTOM_MODEL_ID, catalogueModelPath, EMBEDDED_CATALOGUE } from "../embedded/catalogue.ts";
+import { CUSTOM_MODEL_ID, catalogueModelPath } from "../embedded/catalogue.ts";
+import { EMBEDDED_CATALOGUE } from "../embedded/catalogueEntries.ts";
 import { EMBEDDED_PROVIDER_ID } from "../embedded/languageModel.ts";
 import { ProviderFailure } from "../errors.ts";
 import type { ModelInfo, Provider, ProviderFactory } from "../types.ts";
@@ -52,7 +53,7 @@ export const createEmbeddedProvider: ProviderFactory = (context): Provider => ({
         context_length_max: entry.context_length,
         extra: {
           label: entry.label,
-          downloaded: fileSize(catalogueModelPath(entry.id, context.env, context.paths)) !== null,
+          downloaded: fileSize(catalogueModelPath(entry.id, context.settings, context.paths)) !== null,
           size_bytes: entry.size_bytes,
           active: entry.id === state.model_id,
         },

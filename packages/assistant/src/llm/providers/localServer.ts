@@ -17,8 +17,8 @@ import {
 const DEFAULT_HOST = "http://localhost:11434";
 
 /** providers.local_server.base_url, else LOCAL_SERVER_HOST, else Ollama's default; always the root URL. */
-export function localServerRoot(context: Pick<ProviderContext, "config" | "env">): string {
-  const configured = context.config.providers.local_server?.base_url ?? context.env.LOCAL_SERVER_HOST?.trim();
+export function localServerRoot(context: Pick<ProviderContext, "config" | "settings">): string {
+  const configured = context.config.providers.local_server?.base_url ?? context.settings.localServerHost;
   // Tolerates the /api or OpenAI-compatible /v1 suffix users copy from Ollama's docs.
   return serverRoot(configured || DEFAULT_HOST);
 }

@@ -13,7 +13,7 @@ export function agentRoutes(services: Services): RouteSpec[] {
       summary: "The main agent, the orchestrator and the sub-agents with their routes, and the delegation limits",
       tag: "tasks",
       handler: () =>
-        listAgents({ agentName: services.agent.agentName, router: services.llm.router, env: services.env }),
+        listAgents({ agentName: services.agent.agentName, router: services.llm.router, settings: services.settings }),
     }),
   ];
 }

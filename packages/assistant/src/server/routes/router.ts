@@ -21,7 +21,7 @@ const routeViewSchema = z.object({
 
 export function routerRoutes(services: Services): RouteSpec[] {
   const { llm, paths } = services;
-  const embeddedModel = () => resolveEmbeddedModel(services.env, paths);
+  const embeddedModel = () => resolveEmbeddedModel(services.settings, paths);
   return [
     defineRoute({
       method: "GET",

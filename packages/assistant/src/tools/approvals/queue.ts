@@ -1,9 +1,10 @@
 import { randomUUID } from "node:crypto";
+import { ENV_VARIABLES } from "../../config/envVariables.ts";
 import type { EventLog } from "../../events/eventLog.ts";
 import { type Db, statement } from "../../store/database.ts";
 import { pageBySeq } from "../../store/pageBySeq.ts";
 import type { Page } from "../../util/cursor.ts";
-import { AppError, ConfigError } from "../../util/errors.ts";
+import { AppError } from "../../util/errors.ts";
 import { redactValue } from "../../util/redact.ts";
 import type { FinalStatus, QueueStatus } from "./queueStatus.ts";
 
@@ -12,8 +13,6 @@ import type { FinalStatus, QueueStatus } from "./queueStatus.ts";
 // `approved`, `denied` and `expired` are final; acting on a final item is a 409. Expiry is stored (expires_at), so
 // it holds across restarts: overdue items become `expired` lazily on every read or act and by a sweep timer.
 
-export const DEFAULT_APPROVAL_TIMEOUT_SECS = 900;
-export const MAX_APPROVAL_TIMEOUT_SECS = 30 * 24 * 3600;
 export const MAX_NOTE_CHARS = 2000;
 /** Argument strings longer than this are cut in the summary shown to the operator. */
 export const SUMMARY_STRING_CHARS = 200;
@@ -55,7 +54,8 @@ export interface QueueListQuery {
 export type QueueEvents = Pick<EventLog, "emit">;
 
 export interface ReviewQueueOptions {
-  env?: NodeJS.ProcessEnv;
+  /** ASSISTANT_APPROVAL_TIMEOUT_SECS (config/envVariables.ts); default its default, 900. */
+  timeoutSecs?: number;
   events?: QueueEvents;
   /** The clock (tests move it forward). */
   now?: () => Date;
@@ -67,21 +67,6 @@ interface Row extends QueueItem {
 
 const COLUMNS =
   "seq, id, tool, arguments_summary, task_id, session_id, rule, status, note, created_at, updated_at, expires_at, resolved_at";
-
-/** ASSISTANT_APPROVAL_TIMEOUT_SECS: a whole number of seconds, 1 to 30 days; default 900. */
-export function approvalTimeoutSecs(env: NodeJS.ProcessEnv): number {
-  const raw = env.ASSISTANT_APPROVAL_TIMEOUT_SECS?.trim();
-  if (!raw) return DEFAULT_APPROVAL_TIMEOUT_SECS;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1 || value > MAX_APPROVAL_TIMEOUT_SECS) {
-    throw new ConfigError(
-      "environment",
-      "ASSISTANT_APPROVAL_TIMEOUT_SECS",
-      `must be a whole number of seconds from 1 to ${MAX_APPROVAL_TIMEOUT_SECS} (got "${raw}")`,
-    );
-  }
-  return value;
-}
 
 /** The arguments as the operator sees them: registered secrets redacted, long values cut, deep nesting elided. */
 export function summarizeArguments(args: Record<string, unknown>): string {
@@ -133,7 +118,7 @@ export class ReviewQueue {
     this.#db = db;
     this.#events = options.events;
     this.#now = options.now ?? (() => new Date());
-    this.timeoutSecs = approvalTimeoutSecs(options.env ?? {});
+    this.timeoutSecs = options.timeoutSecs ?? ENV_VARIABLES.approvalTimeoutSecs.default;
   }
 
   /** Queues a tool call for review; it starts `pending` and expires after the timeout. */

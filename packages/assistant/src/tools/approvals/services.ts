@@ -1,3 +1,4 @@
+import type { DaemonSettings } from "../../config/settings.ts";
 import type { Db } from "../../store/database.ts";
 import { PersistentDecisions } from "./decisions.ts";
 import { ApprovalMode } from "./mode.ts";
@@ -14,13 +15,15 @@ export interface ApprovalServices {
   close(): void;
 }
 
-/** Throws ConfigError when ASSISTANT_APPROVAL_TIMEOUT_SECS is not valid. */
 export function createApprovalServices(options: {
   db: Db;
-  env: NodeJS.ProcessEnv;
+  settings: Pick<DaemonSettings, "approvalTimeoutSecs">;
   events: QueueEvents;
 }): ApprovalServices {
-  const queue = new ReviewQueue(options.db, { env: options.env, events: options.events });
+  const queue = new ReviewQueue(options.db, {
+    timeoutSecs: options.settings.approvalTimeoutSecs,
+    events: options.events,
+  });
   queue.expireDue(); // items that fell due while the daemon was down
   queue.startSweep();
   return {

@@ -18,17 +18,9 @@ export const messageTool = defineTool({
     text: z.string().min(1).max(4000).describe("The message text"),
   }),
   async execute(args, ctx) {
-    const configured = ctx.env.ASSISTANT_MESSAGE_WEBHOOK_URL?.trim();
-    if (!configured) throw new ToolFailure(NO_WEBHOOK);
-    let url: URL;
-    try {
-      url = new URL(configured);
-    } catch {
-      throw new ToolFailure("ASSISTANT_MESSAGE_WEBHOOK_URL is not a valid URL");
-    }
-    if (url.protocol !== "http:" && url.protocol !== "https:") {
-      throw new ToolFailure("ASSISTANT_MESSAGE_WEBHOOK_URL must be an http or https URL");
-    }
+    // An http(s) URL: the daemon refuses to start with anything else (config/envVariables.ts).
+    const url = ctx.settings.messageWebhookUrl;
+    if (!url) throw new ToolFailure(NO_WEBHOOK);
     const body = JSON.stringify({
       text: args.text,
       source: "assistant",

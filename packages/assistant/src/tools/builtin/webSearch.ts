@@ -5,7 +5,6 @@ import { defineTool, ToolFailure } from "../tool.ts";
 // the user's own configuration (ASSISTANT_WEB_SEARCH_URL), so it is not subject to allowed_web_domains; the
 // tool itself is allowed only by web_search_enabled. The API key goes in a header and never into output.
 
-export const DEFAULT_SEARCH_URL = "https://api.search.brave.com/res/v1/web/search";
 const RESULT_COUNT = 8;
 const TIMEOUT_MS = 15_000;
 const MAX_BYTES = 1024 * 1024;
@@ -30,16 +29,7 @@ export const webSearchTool = defineTool({
   async execute(args, ctx) {
     const key = ctx.secret("search_api_key") ?? (ctx.env.SEARCH_API_KEY?.trim() || null);
     if (!key) throw new ToolFailure(NO_KEY);
-    const base = ctx.env.ASSISTANT_WEB_SEARCH_URL?.trim() || DEFAULT_SEARCH_URL;
-    let url: URL;
-    try {
-      url = new URL(base);
-    } catch {
-      throw new ToolFailure("ASSISTANT_WEB_SEARCH_URL is not a valid URL");
-    }
-    if (url.protocol !== "http:" && url.protocol !== "https:") {
-      throw new ToolFailure("ASSISTANT_WEB_SEARCH_URL must be an http or https URL");
-    }
+    const url = new URL(ctx.settings.webSearchUrl); // an http(s) URL, checked when the daemon started
     url.searchParams.set("q", args.query);
     url.searchParams.set("count", String(RESULT_COUNT));
 

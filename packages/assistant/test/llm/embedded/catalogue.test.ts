@@ -1,9 +1,14 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { dataPaths } from "../../../src/config/paths.ts";
-import { EMBEDDED_CATALOGUE, resolveEmbeddedModel } from "../../../src/llm/embedded/catalogue.ts";
+import { readSettingsOf } from "../../../src/config/settings.ts";
+import { resolveEmbeddedModel } from "../../../src/llm/embedded/catalogue.ts";
+import { EMBEDDED_CATALOGUE } from "../../../src/llm/embedded/catalogueEntries.ts";
+import { EMBEDDED_MODEL_SETTINGS } from "../../../src/llm/settings.ts";
 
 const paths = dataPaths("/data");
+/** The model an environment selects, its variables parsed by the settings registry as the daemon does. */
+const modelFor = (env: NodeJS.ProcessEnv) => resolveEmbeddedModel(readSettingsOf(env, EMBEDDED_MODEL_SETTINGS), paths);
 
 describe("embedded catalogue", () => {
   it("pins every entry to a Hugging Face revision with a sha256 and a size", () => {
@@ -17,7 +22,7 @@ describe("embedded catalogue", () => {
   });
 
   it("defaults to qwen3_0_6b in the data directory's models folder, or MODEL_CACHE_HOME", () => {
-    expect(resolveEmbeddedModel({}, paths)).toEqual({
+    expect(modelFor({})).toEqual({
       model_id: "qwen3_0_6b",
       path: join("/data", "models", "qwen3_0_6b.gguf"),
       url: EMBEDDED_CATALOGUE[0]!.url,
@@ -26,51 +31,44 @@ describe("embedded catalogue", () => {
       context_length: 40_960,
       custom: false,
     });
-    const cached = resolveEmbeddedModel(
-      { MODEL_CACHE_HOME: "/cache", ASSISTANT_EMBEDDED_MODEL: "smollm2_360m" },
-      paths,
-    );
+    const cached = modelFor({ MODEL_CACHE_HOME: "/cache", ASSISTANT_EMBEDDED_MODEL: "smollm2_360m" });
     expect(cached).toMatchObject({ model_id: "smollm2_360m", path: join("/cache", "smollm2_360m.gguf") });
   });
 
   it("uses ASSISTANT_EMBEDDED_MODEL_PATH as is", () => {
-    expect(
-      resolveEmbeddedModel({ ASSISTANT_EMBEDDED_MODEL_PATH: "/m/mine.gguf", ASSISTANT_EMBEDDED_MODEL: "x" }, paths),
-    ).toEqual({ model_id: "custom", path: "/m/mine.gguf", custom: true });
+    expect(modelFor({ ASSISTANT_EMBEDDED_MODEL_PATH: "/m/mine.gguf", ASSISTANT_EMBEDDED_MODEL: "llama3_2_1b" })).toEqual({
+      model_id: "custom",
+      path: "/m/mine.gguf",
+      custom: true,
+    });
   });
 
   it("refuses an unknown id, listing the known ones", () => {
-    expect(() => resolveEmbeddedModel({ ASSISTANT_EMBEDDED_MODEL: "gpt_9" }, paths)).toThrow(
-      /"gpt_9", which is not in the embedded catalogue; known ids: qwen3_0_6b, qwen2_5_0_5b, smollm2_360m, llama3_2_1b/,
+    expect(() => modelFor({ ASSISTANT_EMBEDDED_MODEL: "gpt_9" })).toThrow(
+      'environment: ASSISTANT_EMBEDDED_MODEL: must be one of qwen3_0_6b, qwen2_5_0_5b, smollm2_360m, llama3_2_1b (got "gpt_9")',
     );
   });
 
   it("takes a mirror URL over https, or plain http on loopback, with its own sha256 and size", () => {
     const sha = "a".repeat(64);
-    const mirror = resolveEmbeddedModel(
-      {
-        ASSISTANT_EMBEDDED_MODEL_URL: "http://127.0.0.1:8080/q.gguf",
-        ASSISTANT_EMBEDDED_MODEL_SHA256: sha.toUpperCase(),
-      },
-      paths,
-    );
+    const mirror = modelFor({
+      ASSISTANT_EMBEDDED_MODEL_URL: "http://127.0.0.1:8080/q.gguf",
+      ASSISTANT_EMBEDDED_MODEL_SHA256: sha.toUpperCase(),
+    });
     expect(mirror).toMatchObject({ url: "http://127.0.0.1:8080/q.gguf", sha256: sha });
     expect(mirror.size_bytes).toBeUndefined(); // another file: the catalogue size no longer applies
     expect(
-      resolveEmbeddedModel(
-        { ASSISTANT_EMBEDDED_MODEL_URL: "https://mirror.example/q.gguf", ASSISTANT_EMBEDDED_MODEL_SIZE: "42" },
-        paths,
-      ),
+      modelFor({ ASSISTANT_EMBEDDED_MODEL_URL: "https://mirror.example/q.gguf", ASSISTANT_EMBEDDED_MODEL_SIZE: "42" }),
     ).toMatchObject({ url: "https://mirror.example/q.gguf", sha256: EMBEDDED_CATALOGUE[0]!.sha256, size_bytes: 42 });
 
     for (const [env, message] of [
-      [{ ASSISTANT_EMBEDDED_MODEL_URL: "http://mirror.example/q.gguf" }, /must use https/],
-      [{ ASSISTANT_EMBEDDED_MODEL_URL: "https://u:p@mirror.example/q.gguf" }, /credentials/],
-      [{ ASSISTANT_EMBEDDED_MODEL_URL: "not a url" }, /is not a URL/],
-      [{ ASSISTANT_EMBEDDED_MODEL_SHA256: "abc" }, /64 hexadecimal/],
-      [{ ASSISTANT_EMBEDDED_MODEL_SIZE: "-1" }, /size in bytes/],
+      [{ ASSISTANT_EMBEDDED_MODEL_URL: "http://mirror.example/q.gguf" }, /only on a loopback host$/],
+      [{ ASSISTANT_EMBEDDED_MODEL_URL: "https://u:p@mirror.example/q.gguf" }, /it contains credentials$/],
+      [{ ASSISTANT_EMBEDDED_MODEL_URL: "not a url" }, /this is not a URL$/],
+      [{ ASSISTANT_EMBEDDED_MODEL_SHA256: "abc" }, /SHA256: must be 64 hexadecimal characters \(got "abc"\)$/],
+      [{ ASSISTANT_EMBEDDED_MODEL_SIZE: "-1" }, /SIZE: must be a whole number of bytes of at least 1 \(got "-1"\)$/],
     ] as const) {
-      expect(() => resolveEmbeddedModel(env, paths)).toThrow(message);
+      expect(() => modelFor(env)).toThrow(message);
     }
   });
 });

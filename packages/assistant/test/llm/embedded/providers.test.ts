@@ -4,6 +4,7 @@ import { join } from "node:path";
 import type { LanguageModelV4CallOptions, LanguageModelV4StreamPart } from "@ai-sdk/provider";
 import { afterAll, describe, expect, it } from "vitest";
 import { dataPaths } from "../../../src/config/paths.ts";
+import { readSettings } from "../../../src/config/settings.ts";
 import { llmRouterSchema } from "../../../src/config/schemas/llmRouter.ts";
 import { ProviderFailure } from "../../../src/llm/errors.ts";
 import { createCoreProvider } from "../../../src/llm/providers/core.ts";
@@ -43,7 +44,8 @@ function context(state: Partial<EmbeddedState> = {}, model?: LanguageModelV4): P
   };
   return {
     config: llmRouterSchema.parse({}),
-    env: { MODEL_CACHE_HOME: join(root, "cache") },
+    env: {},
+    settings: readSettings({ MODEL_CACHE_HOME: join(root, "cache") }),
     vault: { get: () => "" },
     paths: dataPaths(join(root, "data")),
     embedded,

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import type { LanguageModelV4CallOptions, LanguageModelV4StreamPart } from "@ai-sdk/provider";
 import { afterAll, describe, expect, it } from "vitest";
 import { dataPaths } from "../../../src/config/paths.ts";
+import { readSettings } from "../../../src/config/settings.ts";
 import { ModelDownloader } from "../../../src/llm/embedded/download.ts";
 import { createEmbeddedRuntime, ggufProblem, machineThreads } from "../../../src/llm/embedded/runtime.ts";
 import { ProviderFailure } from "../../../src/llm/errors.ts";
@@ -28,13 +29,13 @@ afterAll(async () => {
 function runtimeFor(env: NodeJS.ProcessEnv = {}, logger?: Logger, downloader = new ModelDownloader()) {
   const dataDir = mkdtempSync(join(root, "data-"));
   const runtime = createEmbeddedRuntime({
-    env: {
+    settings: readSettings({
       ASSISTANT_EMBEDDED_MODEL_PATH: modelFile,
       ASSISTANT_EMBEDDED_THREADS: "1",
       ASSISTANT_EMBEDDED_CONTEXT: "512",
       ASSISTANT_EMBEDDED_GPU: "0",
       ...env,
-    },
+    }),
     paths: dataPaths(dataDir),
     downloader,
     ...(logger ? { logger } : {}),
@@ -291,7 +292,7 @@ describe("embedded runtime", () => {
     expect(ggufProblem(modelFile)).toBeUndefined();
   });
 
-  it("reports a missing custom file and an unknown catalogue id as unavailable", async () => {
+  it("reports a missing custom file as unavailable; an unknown catalogue id never gets this far", async () => {
     const missing = runtimeFor({ ASSISTANT_EMBEDDED_MODEL_PATH: join(root, "nope.gguf") }).runtime;
     await expect(missing.languageModel().doGenerate(hello)).rejects.toMatchObject({
       kind: "unavailable",
@@ -299,9 +300,10 @@ describe("embedded runtime", () => {
     });
     expect(missing.state()).toMatchObject({ status: "failed", file_present: false });
 
-    const unknown = runtimeFor({ ASSISTANT_EMBEDDED_MODEL_PATH: "", ASSISTANT_EMBEDDED_MODEL: "gpt_9" }).runtime;
-    await expect(unknown.languageModel().doGenerate(hello)).rejects.toMatchObject({ kind: "unavailable" });
-    expect(unknown.state().error).toContain("known ids: qwen3_0_6b");
+    // The settings registry refuses it, so the daemon does not start (test/config/envSettings.test.ts).
+    expect(() => runtimeFor({ ASSISTANT_EMBEDDED_MODEL_PATH: "", ASSISTANT_EMBEDDED_MODEL: "gpt_9" })).toThrow(
+      "ASSISTANT_EMBEDDED_MODEL: must be one of qwen3_0_6b",
+    );
   });
 
   it("downloads a missing catalogue model in the background, falling through meanwhile, then loads it", async () => {
@@ -354,7 +356,7 @@ describe("embedded runtime", () => {
 
     // A new runtime (daemon restart) picks the stored calibration up for the same model file.
     const restarted = createEmbeddedRuntime({
-      env: { ASSISTANT_EMBEDDED_MODEL_PATH: modelFile, ASSISTANT_EMBEDDED_GPU: "0" },
+      settings: readSettings({ ASSISTANT_EMBEDDED_MODEL_PATH: modelFile, ASSISTANT_EMBEDDED_GPU: "0" }),
       paths: dataPaths(dataDir),
       downloader: new ModelDownloader(),
     });
@@ -378,8 +380,8 @@ describe("embedded runtime", () => {
         ...measured,
       }),
     );
-    const env = { ASSISTANT_EMBEDDED_MODEL_PATH: modelFile };
-    const stale = createEmbeddedRuntime({ env, paths: dataPaths(dataDir), downloader: new ModelDownloader() });
+    const settings = readSettings({ ASSISTANT_EMBEDDED_MODEL_PATH: modelFile });
+    const stale = createEmbeddedRuntime({ settings, paths: dataPaths(dataDir), downloader: new ModelDownloader() });
     expect(stale.state()).toMatchObject({ calibration: null, threads: machineThreads() });
   });
 });

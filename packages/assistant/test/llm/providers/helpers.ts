@@ -5,6 +5,7 @@ import { join } from "node:path";
 import type { LanguageModelV4StreamPart } from "@ai-sdk/provider";
 import { dataPaths } from "../../../src/config/paths.ts";
 import { type LlmRouterInput, llmRouterSchema } from "../../../src/config/schemas/llmRouter.ts";
+import { readSettings } from "../../../src/config/settings.ts";
 import type { EmbeddedRuntime, LanguageModelV4Prompt, ProviderContext } from "../../../src/llm/types.ts";
 import { vaultWithSecrets } from "../../helpers/vault.ts";
 
@@ -21,6 +22,7 @@ export function providerContext(router: LlmRouterInput = {}, options: ContextOpt
   return {
     config: llmRouterSchema.parse(router),
     env: options.env ?? {},
+    settings: readSettings(options.env ?? {}),
     vault: vaultWithSecrets(paths, options.secrets),
     paths,
     // HTTP providers never touch the embedded runtime.

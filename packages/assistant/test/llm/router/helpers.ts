@@ -2,6 +2,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { dataPaths } from "../../../src/config/paths.ts";
+import { readSettings } from "../../../src/config/settings.ts";
 import { type LlmRouterInput, llmRouterSchema } from "../../../src/config/schemas/llmRouter.ts";
 import { Budget } from "../../../src/llm/budget.ts";
 import { ModelDownloader } from "../../../src/llm/embedded/download.ts";
@@ -27,16 +28,18 @@ export function testRouter(
 ): TestRouter {
   const dir = mkdtempSync(join(tmpdir(), "assistant-router-"));
   const env = options.env ?? {};
+  const settings = readSettings(env); // as the daemon parses its environment
   const metrics = new RouterMetrics(true);
-  const budget = new Budget(openDatabase(join(dir, "assistant.db")), env);
+  const budget = new Budget(openDatabase(join(dir, "assistant.db")), settings);
   const router = new LlmRouter({
     loadConfig: () => llmRouterSchema.parse(file),
     env,
+    settings,
     vault: vaultWithSecrets(dataPaths(dir), options.secrets),
     paths: dataPaths(dir),
     // A real runtime with no model file: it is "unavailable", as on a machine that never downloaded one.
     embedded: createEmbeddedRuntime({
-      env: { ASSISTANT_EMBEDDED_MODEL_PATH: join(dir, "missing.gguf") },
+      settings: readSettings({ ASSISTANT_EMBEDDED_MODEL_PATH: join(dir, "missing.gguf") }),
       paths: dataPaths(dir),
       downloader: new ModelDownloader(),
     }),

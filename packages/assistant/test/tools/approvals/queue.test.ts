@@ -1,10 +1,6 @@
 import { describe, expect, it } from "vitest";
-import {
-  approvalTimeoutSecs,
-  type QueueRequest,
-  ReviewQueue,
-  SUMMARY_STRING_CHARS,
-} from "../../../src/tools/approvals/queue.ts";
+import { readSettings } from "../../../src/config/settings.ts";
+import { type QueueRequest, ReviewQueue, SUMMARY_STRING_CHARS } from "../../../src/tools/approvals/queue.ts";
 import { ConfigError } from "../../../src/util/errors.ts";
 import { registerSecret } from "../../../src/util/redact.ts";
 import { appError } from "../../config/helpers.ts";
@@ -103,7 +99,7 @@ describe("ReviewQueue state machine", () => {
     const store = testStore();
     const clock = manualClock();
     const queue = new ReviewQueue(store.db, {
-      env: { ASSISTANT_APPROVAL_TIMEOUT_SECS: "60" },
+      timeoutSecs: 60,
       events: store.events,
       now: clock.now,
     });
@@ -125,13 +121,12 @@ describe("ReviewQueue state machine", () => {
 
   it("expiry holds across a restart because expires_at is stored (real clock, 1 s timeout)", async () => {
     let store = testStore();
-    const env = { ASSISTANT_APPROVAL_TIMEOUT_SECS: "1" };
-    const first = new ReviewQueue(store.db, { env, events: store.events });
+    const first = new ReviewQueue(store.db, { timeoutSecs: 1, events: store.events });
     const item = first.request(CALL);
     expect(Date.parse(item.expires_at) - Date.parse(item.created_at)).toBe(1000);
     store = store.reopen(); // the daemon stops before anyone decides
     await new Promise((r) => setTimeout(r, 1100));
-    const second = new ReviewQueue(store.db, { env: {}, events: store.events }); // the new default timeout is irrelevant
+    const second = new ReviewQueue(store.db, { events: store.events }); // the new default timeout is irrelevant
     expect(second.list().items).toEqual([
       expect.objectContaining({ id: item.id, status: "expired", expires_at: item.expires_at }),
     ]);
@@ -226,7 +221,7 @@ describe("ReviewQueue.waitFor", () => {
 
   it("resolves with the expired item when the timeout passes", async () => {
     const store = testStore();
-    const queue = new ReviewQueue(store.db, { env: { ASSISTANT_APPROVAL_TIMEOUT_SECS: "1" } });
+    const queue = new ReviewQueue(store.db, { timeoutSecs: 1 });
     const item = queue.request(CALL);
     const started = Date.now();
     await expect(queue.waitFor(item.id)).resolves.toMatchObject({ id: item.id, status: "expired" });
@@ -247,15 +242,18 @@ describe("ReviewQueue.waitFor", () => {
 });
 
 describe("ASSISTANT_APPROVAL_TIMEOUT_SECS", () => {
+  const timeout = (value?: string) => readSettings({ ASSISTANT_APPROVAL_TIMEOUT_SECS: value }).approvalTimeoutSecs;
+
   it("defaults to 900 and accepts whole seconds", () => {
-    expect(approvalTimeoutSecs({})).toBe(900);
-    expect(approvalTimeoutSecs({ ASSISTANT_APPROVAL_TIMEOUT_SECS: " 30 " })).toBe(30);
+    expect(timeout()).toBe(900);
+    expect(timeout(" 30 ")).toBe(30);
+    expect(new ReviewQueue(testStore().db).timeoutSecs).toBe(900);
   });
 
   it.each(["0", "-5", "1.5", "abc", "999999999"])("refuses %s with a ConfigError naming the variable", (value) => {
-    expect(() => approvalTimeoutSecs({ ASSISTANT_APPROVAL_TIMEOUT_SECS: value })).toThrow(ConfigError);
-    expect(() => new ReviewQueue(testStore().db, { env: { ASSISTANT_APPROVAL_TIMEOUT_SECS: value } })).toThrow(
-      /ASSISTANT_APPROVAL_TIMEOUT_SECS/,
+    expect(() => timeout(value)).toThrow(ConfigError);
+    expect(() => timeout(value)).toThrow(
+      `environment: ASSISTANT_APPROVAL_TIMEOUT_SECS: must be a whole number of seconds from 1 to 2592000 (got "${value}")`,
     );
   });
 });
