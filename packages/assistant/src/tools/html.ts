@@ -3,7 +3,7 @@ import { parseHTML } from "linkedom";
 import { type DomNode, toMarkdown } from "./htmlMarkdown.ts";
 import { nestingDepth, pruneHtml } from "./htmlPrune.ts";
 
-// HTML to markdown-like text for web_fetch (DESIGN.md section 10). htmlparser2 prunes the page (htmlPrune.ts: no
+// HTML to markdown-like text for web_fetch (docs/tools.md#web). htmlparser2 prunes the page (htmlPrune.ts: no
 // scripts, styles, SVG or frames; nesting, elements and text bounded), linkedom builds its DOM, Mozilla Readability
 // (Firefox's reader view) finds the article, and htmlMarkdown.ts writes it with `#` headings, `[text](url)` links,
 // lists, pipe tables and fenced code. A page that is not an article (a home page, a search page, a form) is
