@@ -1,8 +1,9 @@
 import type { LanguageModelV4FunctionTool } from "@ai-sdk/provider";
+import { z } from "zod";
 import type { LlmRouter } from "../llm/router.ts";
 import type { LanguageModelV4Prompt, TokenUsage } from "../llm/types.ts";
 import type { ToolRunner } from "../tools/runner.ts";
-import type { ToolCallStatus } from "../tools/tool.ts";
+import { TOOL_CALL_STATUSES, type ToolCallStatus } from "../tools/tool.ts";
 import type { AgentDebugLog } from "./debugLog.ts";
 import { parseTextToolCalls, type TextToolSpec } from "./textToolCalls.ts";
 
@@ -12,17 +13,28 @@ import { parseTextToolCalls, type TextToolSpec } from "./textToolCalls.ts";
 // Every call goes through the ToolRunner (policy, review queue). Steering messages are injected after the turn in which
 // they arrived. The unit ends with an answer without tool calls, or at the round limit.
 
-export type AgentEvent =
-  | { type: "route"; provider: string; model: string }
-  | { type: "token"; delta: string }
+/** What a work unit reports live, by `type` (the message routes stream these; see server/taskStream.ts). */
+export const agentEventSchema = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("route"), provider: z.string(), model: z.string() }),
+  z.object({ type: z.literal("token"), delta: z.string() }),
   /** The streaming attempt failed after output; discard the text of this turn so far. */
-  | { type: "reset" }
-  | { type: "turn"; round: number; text: string; provider: string; model: string }
-  | { type: "tool_call"; id: string; name: string; arguments: unknown }
-  | { type: "tool_result"; id: string; name: string; status: ToolCallStatus; output: string; queue_item_id?: string }
-  | { type: "approval_requested"; queue_item_id: string; tool: string; rule: string }
-  | { type: "approval_resolved"; queue_item_id: string; status: string }
-  | { type: "steering_applied"; id: string; text: string };
+  z.object({ type: z.literal("reset") }),
+  z.object({ type: z.literal("turn"), round: z.number(), text: z.string(), provider: z.string(), model: z.string() }),
+  z.object({ type: z.literal("tool_call"), id: z.string(), name: z.string(), arguments: z.unknown() }),
+  z.object({
+    type: z.literal("tool_result"),
+    id: z.string(),
+    name: z.string(),
+    status: z.enum(TOOL_CALL_STATUSES),
+    output: z.string(),
+    queue_item_id: z.string().optional(),
+  }),
+  z.object({ type: z.literal("approval_requested"), queue_item_id: z.string(), tool: z.string(), rule: z.string() }),
+  z.object({ type: z.literal("approval_resolved"), queue_item_id: z.string(), status: z.string() }),
+  z.object({ type: z.literal("steering_applied"), id: z.string(), text: z.string() }),
+]);
+
+export type AgentEvent = z.infer<typeof agentEventSchema>;
 
 export interface ToolCallRecord {
   call_id: string;

@@ -305,27 +305,35 @@ export function createOrchestrator(deps: OrchestratorDeps): UnitRunner {
 
 // ---- GET /api/agents -------------------------------------------------------------------------------------------
 
-export interface AgentListing {
-  name: string;
-  kind: "main" | "orchestrator" | "alias" | "task_type";
-  description: string;
-  /** The task type it runs as; null for the main agent (it classifies each message). */
-  task_type: string | null;
-  /** The llm_router.yaml entry used (`default` when none matches), and its primary target. */
-  route: string | null;
-  provider: string | null;
-  model: string | null;
-}
+const agentListingSchema = z
+  .object({
+    name: z.string(),
+    kind: z.enum(["main", "orchestrator", "alias", "task_type"]),
+    description: z.string(),
+    /** The task type it runs as; null for the main agent (it classifies each message). */
+    task_type: z.string().nullable(),
+    /** The llm_router.yaml entry used (`default` when none matches), and its primary target. */
+    route: z.string().nullable(),
+    provider: z.string().nullable(),
+    model: z.string().nullable(),
+  })
+  .meta({ id: "Agent" });
+
+export type AgentListing = z.infer<typeof agentListingSchema>;
+
+export const agentListSchema = z
+  .object({
+    agents: z.array(agentListingSchema),
+    limits: z.object({ max_concurrent_delegations: z.number(), max_parallel_subtasks: z.number() }),
+  })
+  .meta({ id: "AgentList" });
 
 /** The loaded agents: the main agent, the orchestrator and every sub-agent a plan may name, with the limits. */
 export function listAgents(deps: {
   agentName: string;
   router: Pick<LlmRouter, "resolve" | "configuration">;
   settings: OrchestrationLimits;
-}): {
-  agents: AgentListing[];
-  limits: { max_concurrent_delegations: number; max_parallel_subtasks: number };
-} {
+}): z.infer<typeof agentListSchema> {
   const routed = (name: string, kind: AgentListing["kind"], taskType: string, description: string): AgentListing => {
     const route = deps.router.resolve(taskType);
     const primary = route.targets[0];

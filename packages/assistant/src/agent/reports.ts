@@ -1,43 +1,47 @@
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { z } from "zod";
 import { writeFileAtomic } from "../config/atomicWrite.ts";
 import type { EventPayload, StoredEvent } from "../events/registry.ts";
-import type { TaskRecord } from "./tasks.ts";
+import { TASK_STATUSES, type TaskRecord } from "./tasks.ts";
 
 // The compact operator report of a task (docs/agent.md#reports): done[], needs_review[], failed[], next_steps[].
 // It is built from the task's stored events, so a task interrupted by a crash gets the same report at the next
 // start, and written to reports/<task_id>.json and .md (atomically).
 
-export interface ReportRef {
-  kind: "file" | "tool_call" | "queue_item" | "task";
+const reportRefSchema = z.object({
+  kind: z.enum(["file", "tool_call", "queue_item", "task"]),
   /** A path for files, an id otherwise. */
-  id: string;
-}
+  id: z.string(),
+});
+export type ReportRef = z.infer<typeof reportRefSchema>;
 
-export interface ReportItem {
-  text: string;
-  refs: ReportRef[];
-}
+const reportItemSchema = z.object({ text: z.string(), refs: z.array(reportRefSchema) }).meta({ id: "ReportItem" });
+export type ReportItem = z.infer<typeof reportItemSchema>;
 
-export interface TaskReport {
-  task_id: string;
-  session_id: string;
-  parent_id: string | null;
-  /** Absent in reports written before it was recorded. */
-  task_type?: string | null;
-  status: TaskRecord["status"];
-  reason: string | null;
-  message: string;
-  reply: string | null;
-  rounds: number;
-  created_at: string;
-  finished_at: string | null;
-  done: ReportItem[];
-  needs_review: ReportItem[];
-  failed: ReportItem[];
-  next_steps: ReportItem[];
-  subtasks: Array<{ task_id: string; task_type: string | null; status: string }>;
-}
+export const taskReportSchema = z
+  .object({
+    task_id: z.string(),
+    session_id: z.string(),
+    parent_id: z.string().nullable(),
+    /** Absent in reports written before it was recorded. */
+    task_type: z.string().nullable().optional(),
+    status: z.enum(TASK_STATUSES),
+    reason: z.string().nullable(),
+    message: z.string(),
+    reply: z.string().nullable(),
+    rounds: z.number(),
+    created_at: z.string(),
+    finished_at: z.string().nullable(),
+    done: z.array(reportItemSchema),
+    needs_review: z.array(reportItemSchema),
+    failed: z.array(reportItemSchema),
+    next_steps: z.array(reportItemSchema),
+    subtasks: z.array(z.object({ task_id: z.string(), task_type: z.string().nullable(), status: z.string() })),
+  })
+  .meta({ id: "TaskReport" });
+
+export type TaskReport = z.infer<typeof taskReportSchema>;
 
 /** A requested call, with its outcome once it completed. */
 type CallInfo = EventPayload<"tool_call_requested"> & Partial<EventPayload<"tool_call_completed">>;

@@ -1,30 +1,35 @@
 import { randomUUID } from "node:crypto";
+import { z } from "zod";
 import { type Db, statement } from "../store/database.ts";
 import { AppError } from "../util/errors.ts";
 
 // Chat sessions and their messages (SQLite). The short-term context of a reply is read from here, newest first,
 // until the context token budget is used.
 
-export type MessageRole = "user" | "assistant" | "system" | "tool";
+export const MESSAGE_ROLES = ["user", "assistant", "system", "tool"] as const;
+export type MessageRole = (typeof MESSAGE_ROLES)[number];
 
-export interface SessionRecord {
-  id: string;
-  title: string | null;
-  created_at: string;
-  updated_at: string;
-}
+export const sessionRecordSchema = z
+  .object({ id: z.string(), title: z.string().nullable(), created_at: z.string(), updated_at: z.string() })
+  .meta({ id: "Session" });
 
-export interface MessageRecord {
-  id: string;
-  session_id: string;
-  seq: number;
-  role: MessageRole;
-  content: string;
-  task_type: string | null;
-  provider: string | null;
-  model: string | null;
-  created_at: string;
-}
+export type SessionRecord = z.infer<typeof sessionRecordSchema>;
+
+export const messageRecordSchema = z
+  .object({
+    id: z.string(),
+    session_id: z.string(),
+    seq: z.number(),
+    role: z.enum(MESSAGE_ROLES),
+    content: z.string(),
+    task_type: z.string().nullable(),
+    provider: z.string().nullable(),
+    model: z.string().nullable(),
+    created_at: z.string(),
+  })
+  .meta({ id: "Message" });
+
+export type MessageRecord = z.infer<typeof messageRecordSchema>;
 
 export interface NewMessage {
   role: MessageRole;

@@ -1,3 +1,4 @@
+import { z } from "zod";
 import type { DaemonSettings } from "../config/settings.ts";
 import type { EventLog } from "../events/eventLog.ts";
 import type { EventKind, EventPayload } from "../events/registry.ts";
@@ -16,6 +17,8 @@ import {
   type DeliveryMode,
   FINAL_STATUSES,
   type QueuedMessage,
+  queuedMessageSchema,
+  TASK_STATUSES,
   type TaskOrigin,
   type TaskRecord,
   type TaskStatus,
@@ -33,10 +36,21 @@ import { primaryParameter } from "./textToolCalls.ts";
 export const MAX_MESSAGE_CHARS = 100_000;
 const MAX_KEPT_ERRORS = 200;
 
-export type LiveEvent =
-  | AgentEvent
-  | { type: "state"; status: TaskStatus; reason: string | null }
-  | { type: "done"; task: TaskRecord };
+/** A task's status changed (live; the stored event is task_state_changed). */
+export const liveStateSchema = z.object({
+  type: z.literal("state"),
+  status: z.enum(TASK_STATUSES),
+  reason: z.string().nullable(),
+});
+
+/** A task's undelivered steering and follow-up messages. */
+export const taskQueueSchema = z
+  .object({ task_id: z.string(), steering: z.array(queuedMessageSchema), follow_up: z.array(queuedMessageSchema) })
+  .meta({ id: "TaskQueue" });
+
+export type TaskQueue = z.infer<typeof taskQueueSchema>;
+
+export type LiveEvent = AgentEvent | z.infer<typeof liveStateSchema> | { type: "done"; task: TaskRecord };
 
 export interface SubmitRequest {
   message: string;
@@ -194,7 +208,7 @@ export class TaskService {
     return queued;
   }
 
-  queueOf(taskId: string): { task_id: string; steering: QueuedMessage[]; follow_up: QueuedMessage[] } {
+  queueOf(taskId: string): TaskQueue {
     const task = this.#deps.tasks.get(taskId);
     return {
       task_id: task.id,

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { z } from "zod";
 import { type Db, statement } from "../store/database.ts";
 import { pageBySeq } from "../store/pageBySeq.ts";
 import type { Page } from "../util/cursor.ts";
@@ -16,38 +17,50 @@ export type DeliveryMode = (typeof DELIVERY_MODES)[number];
 export const TASK_ORIGINS = ["chat", "api", "slash", "subagent", "openai", "schedule", "mission"] as const;
 export type TaskOrigin = (typeof TASK_ORIGINS)[number];
 
-export interface TaskRecord {
-  id: string;
-  session_id: string;
-  parent_id: string | null;
-  origin: TaskOrigin;
-  message: string;
-  task_type: string | null;
-  status: TaskStatus;
-  /** Why it failed or was cancelled (`interrupted` after a daemon crash). */
-  reason: string | null;
-  reply: string | null;
-  rounds: number;
-  /** The provider and model of the last answer. */
-  provider: string | null;
-  model: string | null;
-  input_tokens: number;
-  output_tokens: number;
-  cost_usd: number;
-  created_at: string;
-  updated_at: string;
-  started_at: string | null;
-  finished_at: string | null;
-}
+export const taskRecordSchema = z
+  .object({
+    id: z.string(),
+    session_id: z.string(),
+    parent_id: z.string().nullable(),
+    origin: z.enum(TASK_ORIGINS),
+    message: z.string(),
+    task_type: z.string().nullable(),
+    status: z.enum(TASK_STATUSES),
+    /** Why it failed or was cancelled (`interrupted` after a daemon crash). */
+    reason: z.string().nullable(),
+    reply: z.string().nullable(),
+    rounds: z.number(),
+    /** The provider and model of the last answer. */
+    provider: z.string().nullable(),
+    model: z.string().nullable(),
+    input_tokens: z.number(),
+    output_tokens: z.number(),
+    cost_usd: z.number(),
+    created_at: z.string(),
+    updated_at: z.string(),
+    started_at: z.string().nullable(),
+    finished_at: z.string().nullable(),
+  })
+  .meta({ id: "Task" });
 
-export interface QueuedMessage {
-  id: string;
-  task_id: string;
-  mode: DeliveryMode;
-  text: string;
-  created_at: string;
-  applied_at: string | null;
-}
+export type TaskRecord = z.infer<typeof taskRecordSchema>;
+
+/** What starting a task answers at once: the task runs on, in its session. */
+export const taskStartedSchema = z.object({ task_id: z.string(), session_id: z.string() }).meta({ id: "TaskStarted" });
+
+/** A steering or follow-up message waiting for its task. */
+export const queuedMessageSchema = z
+  .object({
+    id: z.string(),
+    task_id: z.string(),
+    mode: z.enum(DELIVERY_MODES),
+    text: z.string(),
+    created_at: z.string(),
+    applied_at: z.string().nullable(),
+  })
+  .meta({ id: "QueuedMessage" });
+
+export type QueuedMessage = z.infer<typeof queuedMessageSchema>;
 
 const ALLOWED: Record<TaskStatus, readonly TaskStatus[]> = {
   queued: ["running", "cancelled", "failed"],

@@ -1,3 +1,4 @@
+import { z } from "zod";
 import type { DaemonSettings } from "../config/settings.ts";
 import { type Db, statement } from "../store/database.ts";
 import { AppError } from "../util/errors.ts";
@@ -8,27 +9,38 @@ import type { TokenUsage } from "./types.ts";
 // session a fresh budget. Limits come from the environment unless POST /api/budget set them; a limit set through
 // the API is stored too and wins until it is cleared (null).
 
-export interface BudgetLimits {
-  max_tokens_per_session: number | null;
-  max_cost_per_session_usd: number | null;
-}
+export const budgetLimitsSchema = z.object({
+  max_tokens_per_session: z.number().nullable(),
+  max_cost_per_session_usd: z.number().nullable(),
+});
+export type BudgetLimits = z.infer<typeof budgetLimitsSchema>;
 
-export type LimitSource = "api" | "env" | "none";
+const LIMIT_SOURCES = ["api", "env", "none"] as const;
+export type LimitSource = (typeof LIMIT_SOURCES)[number];
 
-export interface SessionUsage {
-  session_id: string;
-  tokens_in: number;
-  tokens_out: number;
-  cost_usd: number;
-  updated_at: string;
-}
+export const sessionUsageSchema = z
+  .object({
+    session_id: z.string(),
+    tokens_in: z.number(),
+    tokens_out: z.number(),
+    cost_usd: z.number(),
+    updated_at: z.string(),
+  })
+  .meta({ id: "SessionUsage" });
+export type SessionUsage = z.infer<typeof sessionUsageSchema>;
 
-export interface BudgetStatus {
-  limits: BudgetLimits;
-  sources: { max_tokens_per_session: LimitSource; max_cost_per_session_usd: LimitSource };
-  sessions: SessionUsage[];
-  totals: { tokens_in: number; tokens_out: number; cost_usd: number };
-}
+export const budgetStatusSchema = z
+  .object({
+    limits: budgetLimitsSchema,
+    sources: z.object({
+      max_tokens_per_session: z.enum(LIMIT_SOURCES),
+      max_cost_per_session_usd: z.enum(LIMIT_SOURCES),
+    }),
+    sessions: z.array(sessionUsageSchema),
+    totals: z.object({ tokens_in: z.number(), tokens_out: z.number(), cost_usd: z.number() }),
+  })
+  .meta({ id: "BudgetStatus" });
+export type BudgetStatus = z.infer<typeof budgetStatusSchema>;
 
 const SETTINGS_KEY = "budget.limits";
 const LIMIT_KEYS = ["max_tokens_per_session", "max_cost_per_session_usd"] as const;

@@ -1,3 +1,5 @@
+import { z } from "zod";
+
 // Keyword classification of a chat message into exactly one of the six chat categories (docs/models.md).
 // Cheap on purpose: it runs on every message before any model is involved. Each category has weighted keywords
 // in English and French; the highest score wins, ties go to the earlier category in CATEGORY_ORDER, and a
@@ -14,13 +16,15 @@ export const CHAT_CATEGORIES = [
 
 export type ChatCategory = (typeof CHAT_CATEGORIES)[number];
 
-export interface Classification {
-  category: ChatCategory;
+export const classificationSchema = z.object({
+  category: z.enum(CHAT_CATEGORIES),
   /** Score per category; the winner has the highest. */
-  scores: Record<ChatCategory, number>;
+  scores: z.record(z.enum(CHAT_CATEGORIES), z.number()),
   /** The keywords that matched, for debugging routes. */
-  matched: string[];
-}
+  matched: z.array(z.string()),
+});
+
+export type Classification = z.infer<typeof classificationSchema>;
 
 type Keywords = Array<[pattern: string, weight: number]>;
 

@@ -1,12 +1,14 @@
-import type { RouteProvider } from "../config/schemas/llmRouter.ts";
+import { z } from "zod";
+import { ROUTE_PROVIDERS } from "../config/schemas/llmRouter.ts";
 
 // The route a `conversation` without an entry in llm_router.yaml uses (docs/models.md). One constant for
 // the router engine and the route editor, so what `config models routes` shows is what the engine does.
 
-export interface RouteTargetRef {
-  readonly provider: RouteProvider;
-  readonly model: string;
-}
+export const routeTargetRefSchema = z
+  .object({ provider: z.enum(ROUTE_PROVIDERS), model: z.string() })
+  .meta({ id: "RouteTarget" });
+
+export type RouteTargetRef = Readonly<z.infer<typeof routeTargetRefSchema>>;
 
 export interface RouteRef {
   readonly primary: RouteTargetRef;

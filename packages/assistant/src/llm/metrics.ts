@@ -1,4 +1,5 @@
-import type { RouteProvider } from "../config/schemas/llmRouter.ts";
+import { z } from "zod";
+import { ROUTE_PROVIDERS, type RouteProvider } from "../config/schemas/llmRouter.ts";
 import type { TokenUsage } from "./types.ts";
 
 // Router metrics per provider/model since the daemon started (docs/models.md#metrics-and-budget): counters plus the
@@ -22,41 +23,47 @@ export interface AttemptSample {
   error?: string;
 }
 
-export interface Percentiles {
-  p50: number | null;
-  p95: number | null;
-}
+const percentilesSchema = z.object({ p50: z.number().nullable(), p95: z.number().nullable() });
+export type Percentiles = z.infer<typeof percentilesSchema>;
 
-export interface ModelMetrics {
-  provider: RouteProvider;
-  model: string;
-  calls: number;
-  failures: number;
-  retries: number;
-  fallbacks: number;
-  latency_ms: Percentiles;
-  first_chunk_ms: Percentiles;
-  tokens_in: number;
-  tokens_out: number;
-  cost_usd: number;
-  last_error: string | null;
-  last_used_at: string | null;
-}
+export const modelMetricsSchema = z
+  .object({
+    provider: z.enum(ROUTE_PROVIDERS),
+    model: z.string(),
+    calls: z.number(),
+    failures: z.number(),
+    retries: z.number(),
+    fallbacks: z.number(),
+    latency_ms: percentilesSchema,
+    first_chunk_ms: percentilesSchema,
+    tokens_in: z.number(),
+    tokens_out: z.number(),
+    cost_usd: z.number(),
+    last_error: z.string().nullable(),
+    last_used_at: z.string().nullable(),
+  })
+  .meta({ id: "ModelMetrics" });
 
-export interface MetricsSnapshot {
-  enabled: boolean;
-  since: string;
-  models: ModelMetrics[];
-  totals: {
-    calls: number;
-    failures: number;
-    retries: number;
-    fallbacks: number;
-    tokens_in: number;
-    tokens_out: number;
-    cost_usd: number;
-  };
-}
+export type ModelMetrics = z.infer<typeof modelMetricsSchema>;
+
+export const metricsSnapshotSchema = z
+  .object({
+    enabled: z.boolean(),
+    since: z.string(),
+    models: z.array(modelMetricsSchema),
+    totals: z.object({
+      calls: z.number(),
+      failures: z.number(),
+      retries: z.number(),
+      fallbacks: z.number(),
+      tokens_in: z.number(),
+      tokens_out: z.number(),
+      cost_usd: z.number(),
+    }),
+  })
+  .meta({ id: "RouterMetrics" });
+
+export type MetricsSnapshot = z.infer<typeof metricsSnapshotSchema>;
 
 interface Entry {
   counters: Omit<ModelMetrics, "latency_ms" | "first_chunk_ms">;

@@ -1,16 +1,17 @@
-import type { ModelOptions, RouteProvider } from "../config/schemas/llmRouter.ts";
+import { z } from "zod";
+import { type ModelOptions, ROUTE_PROVIDERS, type RouteProvider } from "../config/schemas/llmRouter.ts";
 import type { LlmRouter } from "./router.ts";
-import type { ModelInfo } from "./types.ts";
+import { modelInfoSchema } from "./types.ts";
 
 // Every model of every configured provider (`/models`, GET /api/router/models, `config models fetch`). Providers
 // are asked in parallel with a deadline, so one unreachable server cannot hold the list; its error is reported
 // next to the others' models.
 
-export interface ProviderModels {
-  provider: RouteProvider;
-  models: ModelInfo[];
-  error: string | null;
-}
+export const providerModelsSchema = z
+  .object({ provider: z.enum(ROUTE_PROVIDERS), models: z.array(modelInfoSchema), error: z.string().nullable() })
+  .meta({ id: "ProviderModels" });
+
+export type ProviderModels = z.infer<typeof providerModelsSchema>;
 
 const LIST_TIMEOUT_MS = 5_000;
 

@@ -1,4 +1,5 @@
 import { type Document, isMap, isSeq, type YAMLMap, type YAMLSeq } from "yaml";
+import { z } from "zod";
 import { validateConfigValue } from "../config/configValue.ts";
 import { alignDefaultRoute } from "../config/defaults.ts";
 import { type DataPaths, locateRouterFile } from "../config/paths.ts";
@@ -15,7 +16,12 @@ import { readYamlFile, setYamlValue, updateYamlFile, yamlDocumentValue } from ".
 import { ensureDataDir } from "../setup/dataDir.ts";
 import { AppError } from "../util/errors.ts";
 import { CHAT_CATEGORIES } from "./classify.ts";
-import { DEFAULT_CONVERSATION_ROUTE, type RouteRef, type RouteTargetRef } from "./defaultRoute.ts";
+import {
+  DEFAULT_CONVERSATION_ROUTE,
+  type RouteRef,
+  type RouteTargetRef,
+  routeTargetRefSchema,
+} from "./defaultRoute.ts";
 import { resolutionChain } from "./routing.ts";
 
 // Reading and editing the routes of llm_router.yaml for `assistant config models` (and later the UI and the
@@ -27,14 +33,18 @@ const LISTED_CATEGORIES: readonly string[] = [...CHAT_CATEGORIES, "system", "orc
 
 const CATEGORY = /^[A-Za-z0-9_.-]{1,64}$/;
 
-export interface RouteView {
-  category: string;
-  /** null: no route at all (image_generation without an entry has no chat model to fall back to). */
-  primary: RouteTargetRef | null;
-  fallback: RouteTargetRef[];
-  /** "file": the category has an entry; "default": it uses the route it inherits. */
-  source: "file" | "default";
-}
+export const routeViewSchema = z
+  .object({
+    category: z.string(),
+    /** null: no route at all (image_generation without an entry has no chat model to fall back to). */
+    primary: routeTargetRefSchema.nullable(),
+    fallback: z.array(routeTargetRefSchema),
+    /** "file": the category has an entry; "default": it uses the route it inherits. */
+    source: z.enum(["file", "default"]),
+  })
+  .meta({ id: "RouteView" });
+
+export type RouteView = z.infer<typeof routeViewSchema>;
 
 export interface SetRouteResult {
   category: string;

@@ -5,8 +5,15 @@ import type {
   LanguageModelV4Prompt,
   LanguageModelV4ToolChoice,
 } from "@ai-sdk/provider";
+import { z } from "zod";
 import type { DataPaths } from "../config/paths.ts";
-import type { LlmRouterConfig, ModelOptions, RouteConfig, RouteProvider } from "../config/schemas/llmRouter.ts";
+import {
+  type LlmRouterConfig,
+  modelOptionsSchema,
+  ROUTE_PROVIDERS,
+  type RouteConfig,
+  type RouteProvider,
+} from "../config/schemas/llmRouter.ts";
 import type { Vault } from "../vault/vault.ts";
 import type { LlmSettings } from "./settings.ts";
 
@@ -60,11 +67,11 @@ export interface AttemptRecord {
 }
 
 /** Metadata of a model, as `config models fetch` stores it in `model_options` and `/models` lists it. */
-export interface ModelInfo {
-  provider: RouteProvider;
-  model: string;
-  options: ModelOptions;
-}
+export const modelInfoSchema = z
+  .object({ provider: z.enum(ROUTE_PROVIDERS), model: z.string(), options: modelOptionsSchema })
+  .meta({ id: "ModelInfo" });
+
+export type ModelInfo = z.infer<typeof modelInfoSchema>;
 
 /** Everything a provider may need to build a model: the router file, env, vault (keys) and data paths. */
 export interface ProviderContext {
@@ -98,32 +105,41 @@ export interface Provider {
 export type ProviderFactory = (context: ProviderContext) => Provider;
 
 /** State of the embedded model (docs/models.md#the-embedded-model). */
-export type EmbeddedStatus = "unloaded" | "downloading" | "loading" | "loaded" | "failed";
+export const EMBEDDED_STATUSES = ["unloaded", "downloading", "loading", "loaded", "failed"] as const;
+export type EmbeddedStatus = (typeof EMBEDDED_STATUSES)[number];
 
-export interface EmbeddedState {
-  status: EmbeddedStatus;
-  /** Catalogue id, or "custom" when ASSISTANT_EMBEDDED_MODEL_PATH names the file. */
-  model_id: string;
-  path: string;
-  file_present: boolean;
-  size_bytes: number | null;
-  threads: number;
-  context_size: number;
-  gpu: string | false;
-  gpu_layers: number;
-  /** Last calibration, when one ran. */
-  calibration: EmbeddedCalibration | null;
-  error: string | null;
-}
+export const embeddedCalibrationSchema = z
+  .object({
+    measured_at: z.string(),
+    threads: z.number(),
+    context_size: z.number(),
+    gpu_layers: z.number(),
+    tokens_per_second: z.number(),
+    first_token_ms: z.number(),
+  })
+  .meta({ id: "EmbeddedCalibration" });
 
-export interface EmbeddedCalibration {
-  measured_at: string;
-  threads: number;
-  context_size: number;
-  gpu_layers: number;
-  tokens_per_second: number;
-  first_token_ms: number;
-}
+export type EmbeddedCalibration = z.infer<typeof embeddedCalibrationSchema>;
+
+export const embeddedStateSchema = z
+  .object({
+    status: z.enum(EMBEDDED_STATUSES),
+    /** Catalogue id, or "custom" when ASSISTANT_EMBEDDED_MODEL_PATH names the file. */
+    model_id: z.string(),
+    path: z.string(),
+    file_present: z.boolean(),
+    size_bytes: z.number().nullable(),
+    threads: z.number(),
+    context_size: z.number(),
+    gpu: z.union([z.string(), z.literal(false)]),
+    gpu_layers: z.number(),
+    /** Last calibration, when one ran. */
+    calibration: embeddedCalibrationSchema.nullable(),
+    error: z.string().nullable(),
+  })
+  .meta({ id: "EmbeddedState" });
+
+export type EmbeddedState = z.infer<typeof embeddedStateSchema>;
 
 /** The embedded llama.cpp model, owned by the daemon, loaded lazily on first use. */
 export interface EmbeddedRuntime {

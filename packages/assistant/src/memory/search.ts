@@ -1,4 +1,5 @@
-import { type MemoryKind, type MemoryRecord, type MemoryStore, normalise } from "./store.ts";
+import { z } from "zod";
+import { type MemoryKind, type MemoryStore, memoryRecordSchema, normalise } from "./store.ts";
 import type { VectorHit } from "./vectorIndex.ts";
 
 // Hybrid retrieval: BM25 over the text index, nearest vectors (when an embedder is available), recency, and
@@ -25,13 +26,17 @@ const STOPWORDS = new Set(
   ).split(" "),
 );
 
-export interface SearchHit {
-  memory: MemoryRecord;
-  score: number;
-  /** Why it was found: text match, vector similarity, exact phrase, linked to another hit. */
-  matched: Array<"text" | "vector" | "exact" | "linked">;
-  similarity: number | null;
-}
+export const searchHitSchema = z
+  .object({
+    memory: memoryRecordSchema,
+    score: z.number(),
+    /** Why it was found: text match, vector similarity, exact phrase, linked to another hit. */
+    matched: z.array(z.enum(["text", "vector", "exact", "linked"])),
+    similarity: z.number().nullable(),
+  })
+  .meta({ id: "MemorySearchHit" });
+
+export type SearchHit = z.infer<typeof searchHitSchema>;
 
 export interface SearchOptions {
   limit: number;

@@ -1,3 +1,4 @@
+import { z } from "zod";
 import type { MessageRecord, SessionStore } from "../agent/sessions.ts";
 import type { EmbedderChoice } from "../config/envVariables.ts";
 import type { DaemonSettings } from "../config/settings.ts";
@@ -11,15 +12,17 @@ import { type Embedder, resolveEmbedder } from "./embedder.ts";
 import { extractMemories, firstLines } from "./extraction.ts";
 import { type SearchHit, searchMemories } from "./search.ts";
 import {
+  MEMORY_ACTIONS,
   MEMORY_KINDS,
   type MemoryKind,
   type MemoryOrigin,
   type MemoryRecord,
   MemoryStore,
+  memoryRecordSchema,
   type NewMemory,
   normalise,
 } from "./store.ts";
-import { loadSqliteVec, VectorIndex, type VectorSearchMode } from "./vectorIndex.ts";
+import { loadSqliteVec, VECTOR_SEARCH_MODES, VectorIndex } from "./vectorIndex.ts";
 
 // The second brain (docs/memory.md): learning after each reply (never before it: the reply goes out first),
 // the flush before compaction, hybrid search, the prompt's memory block, settings and overview. One learning
@@ -34,28 +37,46 @@ const QUERY_CACHE = 64;
 const LEARNING_WINDOW = 200;
 const MAX_CHUNKS_PER_JOB = 10;
 
-export interface MemorySettings {
-  learning_enabled: boolean;
-  graph_expand: boolean;
-  embeddings: { configured: string; embedder: string | null; status: "vectors" | "text_only"; reason: string | null };
-}
+export const memorySettingsSchema = z
+  .object({
+    learning_enabled: z.boolean(),
+    graph_expand: z.boolean(),
+    embeddings: z.object({
+      configured: z.string(),
+      embedder: z.string().nullable(),
+      status: z.enum(["vectors", "text_only"]),
+      reason: z.string().nullable(),
+    }),
+  })
+  .meta({ id: "MemorySettings" });
 
-export interface MemoryOverview {
-  learning_enabled: boolean;
-  total: number;
-  by_kind: Record<MemoryKind, number>;
-  recent: MemoryRecord[];
-  size_bytes: number;
-  vectors: {
-    embedded: number;
-    pending: number;
-    embedder: string | null;
-    dims: number | null;
-    /** exact: every vector is compared; lists: the inverted-file index (above 10,000); rebuilding: exact while lists move. */
-    search: VectorSearchMode | null;
-  };
-  last_learned_at: string | null;
-}
+export type MemorySettings = z.infer<typeof memorySettingsSchema>;
+
+export const memoryOverviewSchema = z
+  .object({
+    learning_enabled: z.boolean(),
+    total: z.number(),
+    by_kind: z.record(z.enum(MEMORY_KINDS), z.number()),
+    recent: z.array(memoryRecordSchema),
+    size_bytes: z.number(),
+    vectors: z.object({
+      embedded: z.number(),
+      pending: z.number(),
+      embedder: z.string().nullable(),
+      dims: z.number().nullable(),
+      /** exact: every vector is compared; lists: the inverted-file index (above 10,000); rebuilding: exact while lists move. */
+      search: z.enum(VECTOR_SEARCH_MODES).nullable(),
+    }),
+    last_learned_at: z.string().nullable(),
+  })
+  .meta({ id: "MemoryOverview" });
+
+export type MemoryOverview = z.infer<typeof memoryOverviewSchema>;
+
+/** What storing one memory did: a new item, or the one it duplicates updated. */
+export const rememberResultSchema = z
+  .object({ memory: memoryRecordSchema, action: z.enum(MEMORY_ACTIONS) })
+  .meta({ id: "StoredMemory" });
 
 export interface MemoryServiceDeps {
   db: Db;
@@ -168,10 +189,7 @@ export class MemoryService {
   // ---- items ----------------------------------------------------------------------------------------------
 
   /** Stores an item (remember tool, API); dedupes like learning does. */
-  remember(item: Omit<NewMemory, "origin"> & { origin?: MemoryOrigin }): {
-    memory: MemoryRecord;
-    action: "created" | "updated";
-  } {
+  remember(item: Omit<NewMemory, "origin"> & { origin?: MemoryOrigin }): z.infer<typeof rememberResultSchema> {
     const content = item.content.trim();
     if (!content) throw new AppError("invalid_request", "content is empty", { field: "content" });
     if (!(MEMORY_KINDS as readonly string[]).includes(item.kind)) {

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { z } from "zod";
 import { type Db, statement } from "../store/database.ts";
 import { AppError } from "../util/errors.ts";
 
@@ -17,18 +18,26 @@ export type MemoryAction = (typeof MEMORY_ACTIONS)[number];
 export const MAX_MEMORY_CHARS = 1000;
 export const MAX_SUBJECT_CHARS = 100;
 
-export interface MemoryRecord {
-  id: string;
-  seq: number;
-  kind: MemoryKind;
-  content: string;
-  subject: string | null;
-  origin: MemoryOrigin;
-  source: { session_id: string | null; message_id: string | null; task_id: string | null };
-  times_seen: number;
-  created_at: string;
-  updated_at: string;
-}
+export const memoryRecordSchema = z
+  .object({
+    id: z.string(),
+    seq: z.number(),
+    kind: z.enum(MEMORY_KINDS),
+    content: z.string(),
+    subject: z.string().nullable(),
+    origin: z.enum(MEMORY_ORIGINS),
+    source: z.object({
+      session_id: z.string().nullable(),
+      message_id: z.string().nullable(),
+      task_id: z.string().nullable(),
+    }),
+    times_seen: z.number(),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .meta({ id: "Memory" });
+
+export type MemoryRecord = z.infer<typeof memoryRecordSchema>;
 
 export interface NewMemory {
   kind: MemoryKind;

@@ -42,7 +42,8 @@ const OPEN_SHARE_LIMIT = 0.06;
 /** Vectors moved per transaction when they go to new lists. */
 const MOVE_BATCH = 2_000;
 
-export type VectorSearchMode = "exact" | "lists" | "rebuilding";
+export const VECTOR_SEARCH_MODES = ["exact", "lists", "rebuilding"] as const;
+export type VectorSearchMode = (typeof VECTOR_SEARCH_MODES)[number];
 
 export interface VectorHit {
   seq: number;

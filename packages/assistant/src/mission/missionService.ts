@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { buildReport, type ReportItem, type TaskReport } from "../agent/reports.ts";
 import type { TaskService } from "../agent/taskService.ts";
 import { FINAL_STATUSES, type TaskRecord, type TaskStore } from "../agent/tasks.ts";
@@ -25,7 +26,10 @@ import { type MissionReport, writeMissionReport } from "./missionReports.ts";
 import {
   type CurrentCycle,
   type LastCycle,
+  lastCycleSchema,
   loadMissionState,
+  MISSION_STATUS_REASONS,
+  MISSION_STATUSES,
   type MissionState,
   type MissionStatus,
   type PauseReason,
@@ -54,28 +58,32 @@ export interface MissionDeps {
   settings: Pick<DaemonSettings, "missionInterimReportSecs">;
 }
 
-export interface MissionView {
-  objective: string | null;
-  heartbeat_secs: number | null;
-  report_dir: string | null;
-  heartbeat_preferred_task_type: string | null;
-  enabled: boolean | null;
-  status: MissionStatus;
-  status_reason: StatusReason | null;
-  /** For a person: what the reason means and what to do about it. */
-  status_message: string | null;
-  /** autonomous_mission.yaml does not validate (the file keys above are then null). */
-  error: { file: string; key: string; reason: string } | null;
-  /** The task type cycles run as (heartbeat_preferred_task_type after aliases). */
-  task_type: string | null;
-  cycles: number;
-  current_cycle: number | null;
-  current_task_id: string | null;
-  last_cycle: LastCycle | null;
-  next_heartbeat_at: string | null;
-  session_id: string | null;
-  report_dir_path: string | null;
-}
+export const missionViewSchema = z
+  .object({
+    objective: z.string().nullable(),
+    heartbeat_secs: z.number().nullable(),
+    report_dir: z.string().nullable(),
+    heartbeat_preferred_task_type: z.string().nullable(),
+    enabled: z.boolean().nullable(),
+    status: z.enum(MISSION_STATUSES),
+    status_reason: z.enum(MISSION_STATUS_REASONS).nullable(),
+    /** For a person: what the reason means and what to do about it. */
+    status_message: z.string().nullable(),
+    /** autonomous_mission.yaml does not validate (the file keys above are then null). */
+    error: z.object({ file: z.string(), key: z.string(), reason: z.string() }).nullable(),
+    /** The task type cycles run as (heartbeat_preferred_task_type after aliases). */
+    task_type: z.string().nullable(),
+    cycles: z.number(),
+    current_cycle: z.number().nullable(),
+    current_task_id: z.string().nullable(),
+    last_cycle: lastCycleSchema.nullable(),
+    next_heartbeat_at: z.string().nullable(),
+    session_id: z.string().nullable(),
+    report_dir_path: z.string().nullable(),
+  })
+  .meta({ id: "Mission" });
+
+export type MissionView = z.infer<typeof missionViewSchema>;
 
 interface Running {
   current: CurrentCycle;

@@ -23,7 +23,7 @@ const currentCycleSchema = z.object({
   started_at: z.string(),
 });
 
-const lastCycleSchema = z.object({
+export const lastCycleSchema = z.object({
   cycle: z.number().int(),
   task_id: z.string(),
   status: z.string(),

@@ -1,22 +1,27 @@
+import { z } from "zod";
 import type { SkillInfo } from "../skills/registry.ts";
 import type { PluginInfo } from "./registry.ts";
 
 // `assistant plugin catalog` / GET /api/plugins/catalog: every installed extension, plugins and skills, with the
 // catalog metadata a user weighs before trusting one (author, version, trust level, compatibility, status).
 
-export interface CatalogEntry {
-  type: "plugin" | "skill";
-  id: string;
-  name: string;
-  version: string | null;
-  kind: string;
-  description: string;
-  author: string | null;
-  trust_level: string | null;
-  compat_status: string | null;
-  tags: string[];
-  status: string;
-}
+export const catalogEntrySchema = z
+  .object({
+    type: z.enum(["plugin", "skill"]),
+    id: z.string(),
+    name: z.string(),
+    version: z.string().nullable(),
+    kind: z.string(),
+    description: z.string(),
+    author: z.string().nullable(),
+    trust_level: z.string().nullable(),
+    compat_status: z.string().nullable(),
+    tags: z.array(z.string()),
+    status: z.string(),
+  })
+  .meta({ id: "CatalogEntry" });
+
+export type CatalogEntry = z.infer<typeof catalogEntrySchema>;
 
 export function catalogEntries(plugins: readonly PluginInfo[], skills: readonly SkillInfo[]): CatalogEntry[] {
   return [

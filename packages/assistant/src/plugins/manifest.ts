@@ -97,7 +97,8 @@ export const manifestSchema = z
     if (new Set(names).size !== names.length) {
       ctx.addIssue({ code: "custom", path: ["tools"], message: "tool names must be unique" });
     }
-  });
+  })
+  .meta({ id: "PluginManifest" });
 
 export type PluginManifest = z.output<typeof manifestSchema>;
 

@@ -18,9 +18,9 @@ import { safeFetch } from "../tools/safeFetch.ts";
 import { type Tool, type ToolContext, ToolDenied, ToolFailure } from "../tools/tool.ts";
 import { AppError } from "../util/errors.ts";
 import { readBoundedFile } from "../util/readBounded.ts";
-import { type PluginManifest, parseManifest } from "./manifest.ts";
+import { manifestSchema, PLUGIN_KINDS, type PluginManifest, parseManifest } from "./manifest.ts";
 import { pluginFileOp } from "./pluginFiles.ts";
-import type { Outcome, Reputation, ReputationStore } from "./reputation.ts";
+import { type Outcome, type Reputation, type ReputationStore, reputationSchema } from "./reputation.ts";
 import { loadRules, type RoutingRule } from "./routingRules.ts";
 import {
   inspectWasm,
@@ -42,31 +42,39 @@ const MAX_MANIFEST_BYTES = 256 * 1024;
 const MAX_OUTPUT_BYTES = 1024 * 1024;
 const MAX_HTTP_BYTES = 2 * 1024 * 1024;
 
-export interface PluginInfo {
-  plugin_id: string;
-  name: string;
-  version: string;
-  kind: PluginManifest["kind"];
-  description: string;
-  author: string | null;
-  trust_level: string | null;
-  exports: string[];
-  tools: string[];
-  capabilities: PluginManifest["capabilities"];
-  limits: { timeout_ms: number; memory_mb: number; fuel: number };
-  score: number;
-  disabled_by_reputation: boolean;
-  disabled_reason: string | null;
-  reputation: Reputation;
-  /** Instantiated (it has run since the last reload). */
-  loaded: boolean;
-  manifest: PluginManifest;
-}
+export const pluginInfoSchema = z
+  .object({
+    plugin_id: z.string(),
+    name: z.string(),
+    version: z.string(),
+    kind: z.enum(PLUGIN_KINDS),
+    description: z.string(),
+    author: z.string().nullable(),
+    trust_level: z.string().nullable(),
+    exports: z.array(z.string()),
+    tools: z.array(z.string()),
+    capabilities: manifestSchema.shape.capabilities.unwrap(),
+    limits: z.object({ timeout_ms: z.number(), memory_mb: z.number(), fuel: z.number() }),
+    score: z.number(),
+    disabled_by_reputation: z.boolean(),
+    disabled_reason: z.string().nullable(),
+    reputation: reputationSchema,
+    /** Instantiated (it has run since the last reload). */
+    loaded: z.boolean(),
+    manifest: manifestSchema,
+  })
+  .meta({ id: "Plugin" });
 
-export interface InvalidPlugin {
-  folder: string;
-  reason: string;
-}
+export type PluginInfo = z.infer<typeof pluginInfoSchema>;
+
+/** A plugin folder that was skipped, and why. */
+export const invalidPluginSchema = z.object({ folder: z.string(), reason: z.string() }).meta({ id: "InvalidPlugin" });
+
+export type InvalidPlugin = z.infer<typeof invalidPluginSchema>;
+
+export const pluginReloadSchema = z
+  .object({ loaded: z.array(z.string()), invalid: z.array(invalidPluginSchema) })
+  .meta({ id: "PluginReload" });
 
 interface Loaded {
   manifest: PluginManifest;
@@ -136,7 +144,7 @@ export class PluginRegistry {
   }
 
   /** Closes every instance and rescans the folder (`assistant plugin reload`, /reload). */
-  async reload(): Promise<{ loaded: string[]; invalid: InvalidPlugin[] }> {
+  async reload(): Promise<z.infer<typeof pluginReloadSchema>> {
     await this.close();
     this.#scan();
     const loaded = [...this.#plugins.keys()];

@@ -1,3 +1,4 @@
+import { z } from "zod";
 import type { EventLog } from "../events/eventLog.ts";
 import type { Db } from "../store/database.ts";
 
@@ -30,20 +31,26 @@ const COLUMN: Record<Outcome, string> = {
   feedback_down: "feedback_down",
 };
 
-export interface Reputation {
-  plugin_id: string;
-  score: number;
-  successes: number;
-  failures: number;
-  timeouts: number;
-  traps: number;
-  denied: number;
-  feedback_up: number;
-  feedback_down: number;
-  disabled_by_reputation: boolean;
-  disabled_reason: string | null;
-  threshold: number;
-}
+export const reputationSchema = z
+  .object({
+    plugin_id: z.string(),
+    score: z.number(),
+    successes: z.number(),
+    failures: z.number(),
+    timeouts: z.number(),
+    traps: z.number(),
+    denied: z.number(),
+    feedback_up: z.number(),
+    feedback_down: z.number(),
+    disabled_by_reputation: z.boolean(),
+    disabled_reason: z.string().nullable(),
+    threshold: z.number(),
+    /** When the last outcome was recorded; absent until the first one. */
+    updated_at: z.string().optional(),
+  })
+  .meta({ id: "PluginReputation" });
+
+export type Reputation = z.infer<typeof reputationSchema>;
 
 interface Row extends Omit<Reputation, "disabled_by_reputation" | "threshold"> {
   disabled: number;

@@ -32,23 +32,38 @@ export const routingRulesSchema = z.array(routingRuleSchema).max(MAX_RULES);
 export type RoutingRuleInput = z.input<typeof routingRuleSchema>;
 type ParsedRule = z.output<typeof routingRuleSchema>;
 
-export type RuleTarget = { kind: "task_type" | "agent" | "skill"; name: string };
+const ruleTargetSchema = z.object({ kind: z.enum(["task_type", "agent", "skill"]), name: z.string() });
+export type RuleTarget = z.infer<typeof ruleTargetSchema>;
 
 /** A rule as loaded: where it comes from and where it sends a matching message. */
-export interface RoutingRule {
-  id: string;
-  source: { kind: "plugin" | "skill"; id: string };
-  keywords: string[];
-  pattern: string | null;
-  target: RuleTarget;
-  priority: number;
-}
+export const loadedRuleSchema = z
+  .object({
+    id: z.string(),
+    source: z.object({ kind: z.enum(["plugin", "skill"]), id: z.string() }),
+    keywords: z.array(z.string()),
+    pattern: z.string().nullable(),
+    target: ruleTargetSchema,
+    priority: z.number(),
+  })
+  .meta({ id: "RoutingRule" });
 
-export interface RuleMatch {
-  rule: RoutingRule;
+export type RoutingRule = z.infer<typeof loadedRuleSchema>;
+
+export const ruleMatchSchema = z.object({
+  rule: loadedRuleSchema,
   /** What matched: `keyword: invoice` or `pattern: *refund*`. */
-  matched_on: string;
-}
+  matched_on: z.string(),
+});
+
+export type RuleMatch = z.infer<typeof ruleMatchSchema>;
+
+/** What testing a message against the rules answers (GET and POST of /api/plugins/routing_rules). */
+export const ruleMatchResultSchema = z
+  .union([
+    ruleMatchSchema.extend({ matched: z.literal(true), target: ruleTargetSchema }),
+    z.object({ matched: z.literal(false) }),
+  ])
+  .meta({ id: "RoutingMatch" });
 
 /**
  * Turns declared rules into loaded ones. `defaultTarget` is used when a rule names no target (a skill's rules

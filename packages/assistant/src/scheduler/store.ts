@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { z } from "zod";
 import { type Db, statement } from "../store/database.ts";
 import { pageBySeq } from "../store/pageBySeq.ts";
 import type { Page } from "../util/cursor.ts";
@@ -9,30 +10,34 @@ import { AppError } from "../util/errors.ts";
 export const SCHEDULE_STATUSES = ["active", "paused"] as const;
 export type ScheduleStatus = (typeof SCHEDULE_STATUSES)[number];
 
-export interface ScheduleRecord {
-  id: string;
-  name: string;
-  /** The message each run sends to the agent. */
-  description: string;
-  interval_secs: number | null;
-  cron: string | null;
-  /** IANA time zone of the cron expression; null: the daemon's local zone (always null for an interval). */
-  timezone: string | null;
-  task_type: string | null;
-  /** Every run of the schedule continues this chat session (shared context and token budget). */
-  session_id: string;
-  status: ScheduleStatus;
-  /** Why it is paused and what to do about it. */
-  status_reason: string | null;
-  next_run_at: string;
-  last_run_at: string | null;
-  last_task_id: string | null;
-  /** The run in flight; a schedule never starts another while it is set. */
-  running_task_id: string | null;
-  runs: number;
-  created_at: string;
-  updated_at: string;
-}
+export const scheduleRecordSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    /** The message each run sends to the agent. */
+    description: z.string(),
+    interval_secs: z.number().nullable(),
+    cron: z.string().nullable(),
+    /** IANA time zone of the cron expression; null: the daemon's local zone (always null for an interval). */
+    timezone: z.string().nullable(),
+    task_type: z.string().nullable(),
+    /** Every run of the schedule continues this chat session (shared context and token budget). */
+    session_id: z.string(),
+    status: z.enum(SCHEDULE_STATUSES),
+    /** Why it is paused and what to do about it. */
+    status_reason: z.string().nullable(),
+    next_run_at: z.string(),
+    last_run_at: z.string().nullable(),
+    last_task_id: z.string().nullable(),
+    /** The run in flight; a schedule never starts another while it is set. */
+    running_task_id: z.string().nullable(),
+    runs: z.number(),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .meta({ id: "Schedule" });
+
+export type ScheduleRecord = z.infer<typeof scheduleRecordSchema>;
 
 export type NewSchedule = Pick<
   ScheduleRecord,

@@ -1,11 +1,20 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { z } from "zod";
 import type { Logger } from "../log/logger.ts";
-import { AppError, isAppError } from "../util/errors.ts";
+import { AppError, ERROR_CODES, isAppError } from "../util/errors.ts";
 
 /** The one error body of the API (docs/http-api.md#errors). */
-export interface ErrorBody {
-  error: { code: string; message: string; details?: Record<string, unknown> };
-}
+export const errorBodySchema = z
+  .object({
+    error: z.object({
+      code: z.enum(ERROR_CODES),
+      message: z.string(),
+      details: z.record(z.string(), z.unknown()).optional(),
+    }),
+  })
+  .meta({ id: "Error" });
+
+export type ErrorBody = z.infer<typeof errorBodySchema>;
 
 export function errorBody(error: AppError): ErrorBody {
   return { error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) } };

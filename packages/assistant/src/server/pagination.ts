@@ -29,8 +29,11 @@ export const sinceSchema = z
     return ms;
   });
 
+/** One page of a list; a page of a named record is named after it (`TaskPage` for `Task`) in the OpenAPI document. */
 export function pageSchema<T extends z.ZodType>(item: T) {
-  return z.object({ items: z.array(item), next_cursor: z.string().nullable() });
+  const page = z.object({ items: z.array(item), next_cursor: z.string().nullable() });
+  const name = z.globalRegistry.get(item)?.id;
+  return name ? page.meta({ id: `${name}Page` }) : page;
 }
 
 /** Pages a list already sorted by `key`, resuming after the cursor's key. */

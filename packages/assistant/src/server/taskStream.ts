@@ -1,8 +1,10 @@
 import type { FastifyReply } from "fastify";
-import type { LiveEvent, TaskService } from "../agent/taskService.ts";
-import type { TaskRecord } from "../agent/tasks.ts";
-import { AppError, isAppError } from "../util/errors.ts";
-import { errorBody } from "./errors.ts";
+import { z } from "zod";
+import { agentEventSchema } from "../agent/loop.ts";
+import { type LiveEvent, liveStateSchema, type TaskService } from "../agent/taskService.ts";
+import { TASK_STATUSES, type TaskRecord } from "../agent/tasks.ts";
+import { AppError, type ErrorCode, isAppError } from "../util/errors.ts";
+import { errorBody, errorBodySchema } from "./errors.ts";
 import { openStreams } from "./sse.ts";
 
 // A task's live progress as server-sent events (POST /api/message with stream: true): `start`, `route`, `token`,
@@ -10,8 +12,73 @@ import { openStreams } from "./sse.ts";
 // then `done` {task_id, session_id, status, reply} or `error`. Closing the connection cancels the task: the
 // person watching stopped it.
 
+/** What a route that waits for a task can answer: the error the task failed with. */
+export const TASK_ERRORS: ErrorCode[] = [
+  "not_found",
+  "conflict",
+  "budget_exceeded",
+  "provider_error",
+  "provider_unavailable",
+  "provider_timeout",
+  "config_invalid",
+  "vault_locked",
+];
+
+export const taskReplySchema = z
+  .object({
+    task_id: z.string(),
+    session_id: z.string(),
+    status: z.enum(TASK_STATUSES),
+    reason: z.string().nullable(),
+    task_type: z.string().nullable(),
+    reply: z.string(),
+    provider: z.string().nullable(),
+    model: z.string().nullable(),
+    usage: z.object({ input: z.number(), output: z.number() }),
+    cost_usd: z.number(),
+  })
+  .meta({ id: "TaskReply" });
+
+/** A slash command's answer: no task ran. */
+export const commandReplySchema = z
+  .object({ task_id: z.null(), session_id: z.string(), reply: z.string(), command: z.literal(true) })
+  .meta({ id: "CommandReply" });
+
+const message = <E extends string, D extends z.ZodType>(event: E, data: D) =>
+  z.object({ event: z.literal(event), data });
+/** The agent's live events as sent: `type` becomes the SSE event name (`turn` is stored, not streamed). */
+const agentMessages = agentEventSchema.options
+  .filter((option) => option.shape.type.value !== "turn")
+  .map((option) => {
+    const { type, ...data } = option.shape;
+    return message(type.value, z.object(data));
+  });
+
+/** One server-sent message of a task stream (`event: <name>`, `data: <JSON>`), ending with `done` or `error`. */
+export const taskStreamMessageSchema = z
+  .union([
+    message(
+      "start",
+      z.object({
+        task_id: z.string(),
+        session_id: z.string(),
+        task_type: z.string().nullable(),
+        classified: z.boolean(),
+      }),
+    ),
+    ...agentMessages,
+    message("state", liveStateSchema.omit({ type: true })),
+    message("done", z.union([taskReplySchema, commandReplySchema.omit({ task_id: true })])),
+    message("error", errorBodySchema),
+  ])
+  .meta({
+    id: "TaskStreamMessage",
+    description:
+      "One server-sent event of a task's progress: `event: <name>` and `data: <JSON>`; the stream ends after `done` (the finished task, or a slash command's reply) or `error`.",
+  });
+
 /** How a finished task answers a chat client (wait: true, the stream's `done`). */
-export function taskReply(task: TaskRecord) {
+export function taskReply(task: TaskRecord): z.infer<typeof taskReplySchema> {
   return {
     task_id: task.id,
     session_id: task.session_id,

@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { z } from "zod";
 import { AppError } from "../util/errors.ts";
 import { type InstallSource, installSource } from "./codeHosts.ts";
 import { loadSkill } from "./registry.ts";
@@ -27,18 +28,22 @@ export interface FetchedFile {
 /** GETs a URL under the install rules; a refused host throws (ToolDenied). */
 export type InstallFetch = (url: URL, options: { accept: string; maxBytes: number }) => Promise<FetchedFile>;
 
-export interface InstalledSkill {
-  name: string;
-  path: string;
-  /** The URL installed from. */
-  source: string;
-  files: string[];
-  /** Files the source marked executable: written without the bit, to be reviewed before `chmod +x`. */
-  not_executable: string[];
-  /** Commands the skill declares (`allowed-tools: Bash(...)`). */
-  commands: string[];
-  replaced: boolean;
-}
+export const installedSkillSchema = z
+  .object({
+    name: z.string(),
+    path: z.string(),
+    /** The URL installed from. */
+    source: z.string(),
+    files: z.array(z.string()),
+    /** Files the source marked executable: written without the bit, to be reviewed before `chmod +x`. */
+    not_executable: z.array(z.string()),
+    /** Commands the skill declares (`allowed-tools: Bash(...)`). */
+    commands: z.array(z.string()),
+    replaced: z.boolean(),
+  })
+  .meta({ id: "InstalledSkill" });
+
+export type InstalledSkill = z.infer<typeof installedSkillSchema>;
 
 interface RemoteEntry {
   path: string;

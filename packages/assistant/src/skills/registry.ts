@@ -1,18 +1,19 @@
 import { type Dirent, readdirSync, rmSync, statSync } from "node:fs";
 import { join, relative, sep } from "node:path";
+import { z } from "zod";
 import type { EventLog } from "../events/eventLog.ts";
 import type { Logger } from "../log/logger.ts";
 import { loadRules, type RoutingRule } from "../plugins/routingRules.ts";
 import { AppError } from "../util/errors.ts";
 import { readBoundedFile } from "../util/readBounded.ts";
 import {
+  catalogSchema,
   MAX_SKILL_JSON_BYTES,
   MAX_SKILL_MD_BYTES,
   parseSkillJson,
   parseSkillMd,
-  type SkillCatalog,
-  type SkillDocument,
   SkillInvalid,
+  skillDocumentSchema,
 } from "./skillFile.ts";
 
 // The installed skills: every data_dir/skills/<name>/SKILL.md, scanned at start and on reload. A skill that does
@@ -25,26 +26,36 @@ const MAX_LISTED_FILES = 200;
 /** A file the agent reads out of a skill folder (use_skill with `file`). */
 export const MAX_SKILL_READ_BYTES = 256 * 1024;
 
-export interface Skill extends SkillDocument {
-  /** The skill's folder. */
-  path: string;
-  catalog: SkillCatalog | null;
-  /** Files under references/, scripts/ and assets/, relative to the folder, `/`-separated. */
-  files: string[];
-}
+export const skillSchema = skillDocumentSchema
+  .extend({
+    /** The skill's folder. */
+    path: z.string(),
+    catalog: catalogSchema.nullable(),
+    /** Files under references/, scripts/ and assets/, relative to the folder, `/`-separated. */
+    files: z.array(z.string()),
+  })
+  .meta({ id: "Skill" });
+
+export type Skill = z.infer<typeof skillSchema>;
 
 /** A skill as the API lists it (no body). */
-export type SkillInfo = Omit<Skill, "body"> & { body_chars: number };
+export const skillInfoSchema = skillSchema
+  .omit({ body: true })
+  .extend({ body_chars: z.number() })
+  .meta({ id: "SkillInfo" });
 
-export interface InvalidSkill {
-  folder: string;
-  reason: string;
-}
+export type SkillInfo = z.infer<typeof skillInfoSchema>;
 
-export interface ReloadResult {
-  loaded: string[];
-  invalid: InvalidSkill[];
-}
+/** A skill folder that was skipped, and why. */
+export const invalidSkillSchema = z.object({ folder: z.string(), reason: z.string() }).meta({ id: "InvalidSkill" });
+
+export type InvalidSkill = z.infer<typeof invalidSkillSchema>;
+
+export const reloadResultSchema = z
+  .object({ loaded: z.array(z.string()), invalid: z.array(invalidSkillSchema) })
+  .meta({ id: "SkillReload" });
+
+export type ReloadResult = z.infer<typeof reloadResultSchema>;
 
 export class SkillRegistry {
   readonly #dir: string;

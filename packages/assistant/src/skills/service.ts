@@ -1,3 +1,4 @@
+import { z } from "zod";
 import type { DataPaths } from "../config/paths.ts";
 import { toolsPolicySchema } from "../config/schemas/toolsPolicy.ts";
 import type { DaemonSettings } from "../config/settings.ts";
@@ -10,7 +11,7 @@ import type { PolicySource } from "../tools/policySource.ts";
 import { safeFetch } from "../tools/safeFetch.ts";
 import { ToolDenied, ToolFailure } from "../tools/tool.ts";
 import { AppError } from "../util/errors.ts";
-import { type InstalledSkill, installSkill } from "./install.ts";
+import { installedSkillSchema, installSkill } from "./install.ts";
 import type { SkillRegistry } from "./registry.ts";
 
 // Installing skills for every surface (install_skill tool, POST /api/skills/install, `assistant skill install`).
@@ -22,10 +23,14 @@ import type { SkillRegistry } from "./registry.ts";
 /** The rule naming a policy-change request in the review queue. */
 export const POLICY_CHANGE_RULE = "skill install: add commands to allowed_commands";
 
-export interface SkillInstallResult extends InstalledSkill {
-  /** The review-queue item that adds the skill's commands to allowed_commands, when some are missing. */
-  policy_change: { queue_item_id: string; commands: string[] } | null;
-}
+export const skillInstallResultSchema = installedSkillSchema
+  .extend({
+    /** The review-queue item that adds the skill's commands to allowed_commands, when some are missing. */
+    policy_change: z.object({ queue_item_id: z.string(), commands: z.array(z.string()) }).nullable(),
+  })
+  .meta({ id: "SkillInstall" });
+
+export type SkillInstallResult = z.infer<typeof skillInstallResultSchema>;
 
 export interface InstallRequest {
   replace?: boolean;

@@ -48,16 +48,18 @@ export const catalogSchema = z.object({
 
 export type SkillCatalog = z.output<typeof catalogSchema>;
 
-export interface SkillDocument {
-  name: string;
-  description: string;
-  license: string | null;
-  compatibility: string | null;
-  metadata: Record<string, string>;
+export const skillDocumentSchema = z.object({
+  name: z.string(),
+  description: z.string(),
+  license: z.string().nullable(),
+  compatibility: z.string().nullable(),
+  metadata: z.record(z.string(), z.string()),
   /** Commands the skill declares it runs (`Bash(git:*)` entries of `allowed-tools`). */
-  commands: string[];
-  body: string;
-}
+  commands: z.array(z.string()),
+  body: z.string(),
+});
+
+export type SkillDocument = z.infer<typeof skillDocumentSchema>;
 
 /** The reason a skill file is unusable, for the person who wrote or installed it. */
 export class SkillInvalid extends Error {

@@ -1,29 +1,39 @@
+import { z } from "zod";
 import type { ToolsPolicy } from "../config/schemas/toolsPolicy.ts";
+import { EFFECTS } from "./approvals/decisions.ts";
 import type { PersistentDecision } from "./policy/types.ts";
 import { SOURCE_DEFAULT, SOURCE_MODE } from "./policy/types.ts";
 import type { PolicySnapshot } from "./policySource.ts";
-import type { Tool, ToolResource } from "./tool.ts";
+import { RESOURCE_REQUESTS, type Tool, type ToolResource } from "./tool.ts";
 
 // The effective view (GET /api/tools/effective, `assistant toolset effective`): for every tool, whether the policy
 // in force lets it run, makes it wait for approval or blocks it, the rule that says so, and what it may touch.
 // Resource-free tools are asked of the engine itself; resource tools are summarised from their allow lists
 // (each call is still decided per resource by the engine).
 
-export type EffectiveStatus = "allowed" | "needs_approval" | "blocked";
+export const EFFECTIVE_STATUSES = ["allowed", "needs_approval", "blocked"] as const;
+export type EffectiveStatus = (typeof EFFECTIVE_STATUSES)[number];
 
-export interface EffectiveTool {
-  name: string;
-  resource: ToolResource;
-  status: EffectiveStatus;
-  rule: string;
-  source: string;
-  /** Allow-list entries that apply to the tool (paths, commands, domains). */
-  allowed: string[];
-  /** Deny-list entries that apply to the tool. */
-  blocked: string[];
-  /** Persistent decisions recorded for the tool. */
-  decisions: Array<Pick<PersistentDecision, "id" | "scope" | "effect">>;
-}
+/** The resource kinds a tool may declare. */
+export const toolResourceSchema = z.enum(Object.keys(RESOURCE_REQUESTS) as [ToolResource, ...ToolResource[]]);
+
+export const effectiveToolSchema = z
+  .object({
+    name: z.string(),
+    resource: toolResourceSchema,
+    status: z.enum(EFFECTIVE_STATUSES),
+    rule: z.string(),
+    source: z.string(),
+    /** Allow-list entries that apply to the tool (paths, commands, domains). */
+    allowed: z.array(z.string()),
+    /** Deny-list entries that apply to the tool. */
+    blocked: z.array(z.string()),
+    /** Persistent decisions recorded for the tool. */
+    decisions: z.array(z.object({ id: z.string(), scope: z.string(), effect: z.enum(EFFECTS) })),
+  })
+  .meta({ id: "EffectiveTool" });
+
+export type EffectiveTool = z.infer<typeof effectiveToolSchema>;
 
 const LISTS: Record<Exclude<ToolResource, "none">, { allow: keyof ToolsPolicy; deny?: keyof ToolsPolicy }> = {
   read: { allow: "allowed_read_paths" },

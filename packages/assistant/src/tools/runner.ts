@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { z } from "zod";
 import type { EventLog } from "../events/eventLog.ts";
 import type { Logger } from "../log/logger.ts";
 import { redact } from "../util/redact.ts";
@@ -14,8 +15,8 @@ import {
   type PermitRequest,
   protectedDenied,
   RESOURCE_REQUESTS,
+  TOOL_CALL_STATUSES,
   type Tool,
-  type ToolCallStatus,
   type ToolContext,
   ToolDenied,
   ToolFailure,
@@ -25,19 +26,23 @@ import {
 // validated by the tool's zod schema, every resource asked of the policy, `ask` answered through the review
 // queue, failures turned into results the model can act on, output cut and marked, events emitted.
 
-export interface ToolResult {
-  call_id: string;
-  tool: string;
-  status: ToolCallStatus;
-  /** What the model reads: truncated, outside content fenced as untrusted data, secrets redacted. */
-  output: string;
-  truncated: boolean;
-  /** For `denied`: the deciding rule and where it lives. */
-  rule?: string;
-  source?: string;
-  /** The review-queue item the call waited on, if any. */
-  queue_item_id?: string;
-}
+export const toolResultSchema = z
+  .object({
+    call_id: z.string(),
+    tool: z.string(),
+    status: z.enum(TOOL_CALL_STATUSES),
+    /** What the model reads: truncated, outside content fenced as untrusted data, secrets redacted. */
+    output: z.string(),
+    truncated: z.boolean(),
+    /** For `denied`: the deciding rule and where it lives. */
+    rule: z.string().optional(),
+    source: z.string().optional(),
+    /** The review-queue item the call waited on, if any. */
+    queue_item_id: z.string().optional(),
+  })
+  .meta({ id: "ToolResult" });
+
+export type ToolResult = z.infer<typeof toolResultSchema>;
 
 export interface InvokeOptions {
   taskId?: string;

@@ -5,16 +5,16 @@ import type { DaemonSettings } from "../config/settings.ts";
 import type { EventLog } from "../events/eventLog.ts";
 import type { Logger } from "../log/logger.ts";
 import type { Vault } from "../vault/vault.ts";
-import type { ApprovalModeValue } from "./approvals/mode.ts";
+import { APPROVAL_MODES } from "./approvals/mode.ts";
 import type { ApprovalServices } from "./approvals/services.ts";
 import { BUILTIN_TOOLS } from "./builtin/index.ts";
 import { detectCommandSandbox, type SandboxStatus, UNSANDBOXED_WARNING } from "./commandSandbox.ts";
-import { type EffectiveTool, effectiveTools } from "./effective.ts";
+import { effectiveToolSchema, effectiveTools, toolResourceSchema } from "./effective.ts";
 import { type DaemonFiles, daemonFiles, PROTECTED_DESCRIPTION, PROTECTED_RULE } from "./policy/daemonFiles.ts";
 import { PolicySource } from "./policySource.ts";
 import { ToolRegistry } from "./registry.ts";
 import { ToolRunner } from "./runner.ts";
-import { type Tool, type ToolContext, ToolFailure, type ToolResource } from "./tool.ts";
+import { type Tool, type ToolContext, ToolFailure } from "./tool.ts";
 
 /** What the effective view and doctor say about the command sandbox. */
 export function sandboxView(status: SandboxStatus): EffectiveView["command_sandbox"] {
@@ -35,27 +35,35 @@ function policyStatus(problem: string | null): EffectiveView["policy_status"] {
 // The daemon's tool services: the registry of built-in tools, the live policy and the one runner every surface
 // (agent loop, HTTP invoke) goes through.
 
-export interface ToolInfo {
-  name: string;
-  description: string;
-  resource: ToolResource;
-  /** JSON Schema of the parameters (what the model is given). */
-  parameters: Record<string, unknown>;
-}
+export const toolInfoSchema = z
+  .object({
+    name: z.string(),
+    description: z.string(),
+    resource: toolResourceSchema,
+    /** JSON Schema of the parameters (what the model is given). */
+    parameters: z.record(z.string(), z.unknown()),
+  })
+  .meta({ id: "Tool" });
 
-export interface EffectiveView {
-  policy_file: string;
-  /** `ok`, or why everything is denied: missing, empty or invalid file. */
-  policy_status: "ok" | "missing" | "empty" | "invalid";
-  problem: string | null;
-  mode: ApprovalModeValue;
-  default_profile: string | null;
-  /** The built-in rules no policy lifts, e.g. `protected: daemon data`, with what they cover. */
-  builtin_rules: Array<{ rule: string; description: string }>;
-  /** Whether run_command children are sandboxed away from the daemon's files, and how. */
-  command_sandbox: { available: boolean; description: string };
-  tools: EffectiveTool[];
-}
+export type ToolInfo = z.infer<typeof toolInfoSchema>;
+
+export const effectiveViewSchema = z
+  .object({
+    policy_file: z.string(),
+    /** `ok`, or why everything is denied: missing, empty or invalid file. */
+    policy_status: z.enum(["ok", "missing", "empty", "invalid"]),
+    problem: z.string().nullable(),
+    mode: z.enum(APPROVAL_MODES),
+    default_profile: z.string().nullable(),
+    /** The built-in rules no policy lifts, e.g. `protected: daemon data`, with what they cover. */
+    builtin_rules: z.array(z.object({ rule: z.string(), description: z.string() })),
+    /** Whether run_command children are sandboxed away from the daemon's files, and how. */
+    command_sandbox: z.object({ available: z.boolean(), description: z.string() }),
+    tools: z.array(effectiveToolSchema),
+  })
+  .meta({ id: "EffectiveTools" });
+
+export type EffectiveView = z.infer<typeof effectiveViewSchema>;
 
 /** The environment settings the tools domain reads (config/envVariables.ts). */
 export type ToolSettings = ToolContext["settings"] &

@@ -1,25 +1,27 @@
 // One error type for every surface: HTTP maps it to the JSON error shape (docs/http-api.md#errors), the CLI prints
 // the message and exits non-zero. Messages are written for a person and never carry secrets.
 
-export type ErrorCode =
-  | "invalid_request"
-  | "unauthorized"
-  | "forbidden"
-  | "policy_denied"
-  | "not_found"
-  | "conflict"
-  | "payload_too_large"
-  | "unsupported_media_type"
-  | "rate_limited"
-  | "budget_exceeded"
-  | "internal"
-  | "provider_error"
-  | "provider_unavailable"
-  | "provider_timeout"
-  | "config_invalid"
-  | "vault_locked";
+export const ERROR_CODES = [
+  "invalid_request",
+  "unauthorized",
+  "forbidden",
+  "policy_denied",
+  "not_found",
+  "conflict",
+  "payload_too_large",
+  "unsupported_media_type",
+  "rate_limited",
+  "budget_exceeded",
+  "internal",
+  "provider_error",
+  "provider_unavailable",
+  "provider_timeout",
+  "config_invalid",
+  "vault_locked",
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
 
-const STATUS: Record<ErrorCode, number> = {
+export const ERROR_STATUS: Record<ErrorCode, number> = {
   invalid_request: 400,
   unauthorized: 401,
   forbidden: 403,
@@ -47,7 +49,7 @@ export class AppError extends Error {
     super(message);
     this.name = "AppError";
     this.code = code;
-    this.status = STATUS[code];
+    this.status = ERROR_STATUS[code];
     this.details = details;
   }
 }

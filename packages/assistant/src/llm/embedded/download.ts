@@ -2,6 +2,7 @@ import { createHash, type Hash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { type FileHandle, mkdir, open, readFile, rename, rm, stat } from "node:fs/promises";
 import { basename, dirname } from "node:path";
+import { z } from "zod";
 import { processAlive } from "../../runtime/daemonInfo.ts";
 import { AppError } from "../../util/errors.ts";
 import type { ResolvedEmbeddedModel } from "./catalogue.ts";
@@ -19,23 +20,28 @@ export interface DownloadTarget {
   path: string;
 }
 
-export type DownloadStatus = "idle" | "running" | "verifying" | "completed" | "failed";
+export const DOWNLOAD_STATUSES = ["idle", "running", "verifying", "completed", "failed"] as const;
+export type DownloadStatus = (typeof DOWNLOAD_STATUSES)[number];
 
 /** What `GET /api/router/embedded/download` and the CLI show. */
-export interface DownloadProgress {
-  status: DownloadStatus;
-  model_id: string | null;
-  /** Scheme, host and path only: a query string may carry a token. */
-  url: string | null;
-  path: string | null;
-  bytes_done: number;
-  bytes_total: number | null;
-  percent: number | null;
-  speed_bps: number;
-  error: string | null;
-  started_at: string | null;
-  updated_at: string | null;
-}
+export const downloadProgressSchema = z
+  .object({
+    status: z.enum(DOWNLOAD_STATUSES),
+    model_id: z.string().nullable(),
+    /** Scheme, host and path only: a query string may carry a token. */
+    url: z.string().nullable(),
+    path: z.string().nullable(),
+    bytes_done: z.number(),
+    bytes_total: z.number().nullable(),
+    percent: z.number().nullable(),
+    speed_bps: z.number(),
+    error: z.string().nullable(),
+    started_at: z.string().nullable(),
+    updated_at: z.string().nullable(),
+  })
+  .meta({ id: "DownloadProgress" });
+
+export type DownloadProgress = z.infer<typeof downloadProgressSchema>;
 
 export interface DownloadOptions {
   onProgress?: (progress: DownloadProgress) => void;

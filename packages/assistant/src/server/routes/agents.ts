@@ -1,4 +1,4 @@
-import { listAgents } from "../../agent/orchestrator.ts";
+import { agentListSchema, listAgents } from "../../agent/orchestrator.ts";
 import type { Services } from "../../runtime/services.ts";
 import { defineRoute, type RouteSpec } from "../route.ts";
 
@@ -10,6 +10,8 @@ export function agentRoutes(services: Services): RouteSpec[] {
     defineRoute({
       method: "GET",
       url: "/api/agents",
+      operationId: "listAgents",
+      response: agentListSchema,
       summary: "The main agent, the orchestrator and the sub-agents with their routes, and the delegation limits",
       tag: "tasks",
       handler: () =>

@@ -3,7 +3,9 @@ import type { Services } from "../../runtime/services.ts";
 import { SESSION_COOKIE } from "../authentication.ts";
 import { defineRoute, type RouteSpec } from "../route.ts";
 
-const loginCodeSchema = z.object({ code: z.string(), url: z.string(), expires_in: z.number() });
+const loginCodeSchema = z
+  .object({ code: z.string(), url: z.string(), expires_in: z.number() })
+  .meta({ id: "LoginCode" });
 
 const EXPIRED_PAGE = `<!doctype html><meta charset="utf-8"><title>assistant: login link not valid</title>
 <p>This login link has expired or was already used. Run <code>assistant open</code> for a new one.</p>`;
@@ -13,6 +15,7 @@ export function authRoutes(services: Services): RouteSpec[] {
     defineRoute({
       method: "POST",
       url: "/api/auth/login-code",
+      operationId: "createLoginCode",
       summary: "One-time browser login code (valid 120 s, usable once); never returns the API token",
       tag: "auth",
       status: 201,
@@ -26,11 +29,15 @@ export function authRoutes(services: Services): RouteSpec[] {
     defineRoute({
       method: "GET",
       url: "/login",
+      operationId: "login",
       summary: "Exchanges a login code for the HttpOnly session cookie and redirects to the web UI",
       tag: "auth",
       auth: "none",
       query: z.object({ code: z.string().max(256).default("") }),
-      raw: { contentType: "text/html" },
+      raw: {
+        303: { description: "the code was valid: Set-Cookie carries the session cookie, Location is /" },
+        401: { description: "the code is unknown, used or expired: a page saying so", contentType: "text/html" },
+      },
       handler: ({ query }, _request, reply) => {
         if (!services.loginCodes.consume(query.code)) {
           return reply

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { budgetStatusSchema } from "../../llm/budget.ts";
 import type { Services } from "../../runtime/services.ts";
 import { defineRoute, type RouteSpec } from "../route.ts";
 
@@ -12,15 +13,19 @@ export function budgetRoutes(services: Services): RouteSpec[] {
     defineRoute({
       method: "GET",
       url: "/api/budget",
+      operationId: "getBudget",
       summary: "Session limits (tokens, cost) with their source, and usage per session",
       tag: "budget",
+      response: budgetStatusSchema,
       handler: () => budget.status(),
     }),
     defineRoute({
       method: "POST",
       url: "/api/budget",
+      operationId: "setBudgetLimits",
       summary: "Sets session limits; null clears a limit set here (the environment's applies again)",
       tag: "budget",
+      response: budgetStatusSchema,
       body: z
         .strictObject({
           max_tokens_per_session: limit(2_147_483_647).refine(
@@ -35,6 +40,7 @@ export function budgetRoutes(services: Services): RouteSpec[] {
     defineRoute({
       method: "POST",
       url: "/api/budget/reset-session",
+      operationId: "resetBudgetUsage",
       summary: "Forgets the usage of one session (session_id) or of every session",
       tag: "budget",
       body: z.strictObject({ session_id: z.string().min(1).max(128).optional() }).optional(),

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { EVENT_KINDS, type EventKind, isEventKind } from "../../events/registry.ts";
 import type { Services } from "../../runtime/services.ts";
+import { eventMessageSchema } from "../eventSchemas.ts";
 import { defineRoute, type RouteSpec } from "../route.ts";
 import { resumePoint, streamEvents } from "../sse.ts";
 
@@ -32,10 +33,17 @@ export function eventRoutes(services: Services): RouteSpec[] {
     defineRoute({
       method: "GET",
       url: "/api/events",
+      operationId: "streamEvents",
       summary: "Server-sent event stream of every event; resumes after Last-Event-ID",
       tag: "events",
       query: eventsQuery,
-      raw: { contentType: "text/event-stream" },
+      raw: {
+        200: {
+          description: "the events missed after Last-Event-ID (or last_event_id), then live ones",
+          contentType: "text/event-stream",
+          schema: eventMessageSchema,
+        },
+      },
       handler: ({ query }, request, reply) => {
         const after = resumePoint(request.headers["last-event-id"], query.last_event_id);
         streamEvents(services.events, request, reply, query.kinds ? { kinds: query.kinds } : {}, after);

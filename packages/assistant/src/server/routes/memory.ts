@@ -1,6 +1,9 @@
 import { z } from "zod";
-import { MAX_MEMORY_CHARS, MAX_SUBJECT_CHARS, MEMORY_KINDS } from "../../memory/store.ts";
+import { searchHitSchema } from "../../memory/search.ts";
+import { memoryOverviewSchema, memorySettingsSchema, rememberResultSchema } from "../../memory/service.ts";
+import { MAX_MEMORY_CHARS, MAX_SUBJECT_CHARS, MEMORY_KINDS, memoryRecordSchema } from "../../memory/store.ts";
 import type { Services } from "../../runtime/services.ts";
+import { pageSchema } from "../pagination.ts";
 import { defineRoute, type RouteSpec } from "../route.ts";
 
 // The second brain (docs/memory.md): learning on/off, overview, clear; and, for the UIs' Memory
@@ -25,6 +28,8 @@ export function memoryRoutes(services: Services): RouteSpec[] {
     defineRoute({
       method: "GET",
       url: "/api/memory/second-brain/settings",
+      operationId: "getMemorySettings",
+      response: memorySettingsSchema,
       summary: "Whether learning is on, graph expansion, and which embedder (or text search alone) is in use",
       tag: "memory",
       handler: () => memory.settings(),
@@ -32,6 +37,8 @@ export function memoryRoutes(services: Services): RouteSpec[] {
     defineRoute({
       method: "POST",
       url: "/api/memory/second-brain/settings",
+      operationId: "setMemorySettings",
+      response: memorySettingsSchema,
       summary: "Enables or pauses learning ({learning_enabled}); paused, nothing new is extracted",
       tag: "memory",
       body: settingsBody,
@@ -40,6 +47,8 @@ export function memoryRoutes(services: Services): RouteSpec[] {
     defineRoute({
       method: "GET",
       url: "/api/memory/second-brain/overview",
+      operationId: "getMemoryOverview",
+      response: memoryOverviewSchema,
       summary: "Counts by kind, recent items, size, vectors and the last time something was learned",
       tag: "memory",
       query: z.strictObject({ recent: z.coerce.number().int().min(0).max(100).default(10) }),
@@ -48,6 +57,8 @@ export function memoryRoutes(services: Services): RouteSpec[] {
     defineRoute({
       method: "POST",
       url: "/api/memory/second-brain/clear",
+      operationId: "clearMemory",
+      response: z.object({ removed: z.number() }),
       summary: "Deletes every memory (conversations already read are not learned again)",
       tag: "memory",
       handler: () => memory.clear(),
@@ -55,6 +66,8 @@ export function memoryRoutes(services: Services): RouteSpec[] {
     defineRoute({
       method: "GET",
       url: "/api/memory/second-brain/search",
+      operationId: "searchMemory",
+      response: pageSchema(searchHitSchema),
       summary: "Hybrid search (text, vectors, recency, links) over the memories, best first",
       tag: "memory",
       query: searchQuery,
@@ -66,6 +79,9 @@ export function memoryRoutes(services: Services): RouteSpec[] {
     defineRoute({
       method: "POST",
       url: "/api/memory/second-brain/items",
+      operationId: "createMemory",
+      response: rememberResultSchema,
+      responses: { 201: rememberResultSchema },
       summary: "Stores one memory (deduplicated like learned ones)",
       tag: "memory",
       body: itemBody,
@@ -78,6 +94,9 @@ export function memoryRoutes(services: Services): RouteSpec[] {
     defineRoute({
       method: "DELETE",
       url: "/api/memory/second-brain/items/:id",
+      operationId: "deleteMemory",
+      response: z.object({ removed: memoryRecordSchema }),
+      errors: ["not_found"],
       summary: "Forgets one memory",
       tag: "memory",
       params: idParams,

@@ -1,10 +1,17 @@
 import { z } from "zod";
 import { MAX_MESSAGE_CHARS } from "../../agent/taskService.ts";
-import { DELIVERY_MODES } from "../../agent/tasks.ts";
+import { DELIVERY_MODES, taskStartedSchema } from "../../agent/tasks.ts";
 import type { Services } from "../../runtime/services.ts";
 import { AppError } from "../../util/errors.ts";
 import { defineRoute, type RouteSpec } from "../route.ts";
-import { streamTask, taskReply } from "../taskStream.ts";
+import {
+  commandReplySchema,
+  streamTask,
+  TASK_ERRORS,
+  taskReply,
+  taskReplySchema,
+  taskStreamMessageSchema,
+} from "../taskStream.ts";
 
 // POST /api/message (docs/http-api.md#chat-and-tasks): a slash command is answered at once; with
 // message_delivery_mode the message is queued on the session's running task (202); otherwise it starts a task:
@@ -24,16 +31,27 @@ const messageBody = z.strictObject({
   stream: z.boolean().optional(),
 });
 
+/** A message queued on the session's running task (message_delivery_mode). */
+const messageQueuedSchema = taskStartedSchema
+  .extend({ queued: z.object({ id: z.string(), mode: z.enum(DELIVERY_MODES) }) })
+  .meta({ id: "MessageQueued" });
+
 export function messageRoutes(services: Services): RouteSpec[] {
   const { agent, conversation } = services;
   return [
     defineRoute({
       method: "POST",
       url: "/api/message",
+      operationId: "sendMessage",
       summary:
         "Sends a user message: starts a task (202), `wait: true` returns the reply, `stream: true` streams progress; with message_delivery_mode it steers or follows up the running task",
       tag: "chat",
       body: messageBody,
+      response: z.union([taskReplySchema, commandReplySchema]),
+      // The queued answer first: a union takes the first schema that parses, and it holds the started answer.
+      responses: { 202: z.union([messageQueuedSchema, taskStartedSchema]) },
+      events: taskStreamMessageSchema,
+      errors: TASK_ERRORS,
       handler: async ({ body }, _request, reply) => {
         if (body.wait && body.stream)
           throw new AppError("invalid_request", "set wait or stream, not both", { field: "stream" });

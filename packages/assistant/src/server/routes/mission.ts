@@ -1,9 +1,11 @@
 import type { FastifyRequest } from "fastify";
 import { z } from "zod";
 import { parseYaml, yamlDocumentValue } from "../../config/yamlDocument.ts";
+import { missionViewSchema } from "../../mission/missionService.ts";
 import type { Services } from "../../runtime/services.ts";
 import { AppError, ConfigError } from "../../util/errors.ts";
-import { pageQuerySchema, sinceSchema } from "../pagination.ts";
+import { namedStoredEventSchema } from "../eventSchemas.ts";
+import { pageQuerySchema, pageSchema, sinceSchema } from "../pagination.ts";
 import { defineRoute, type RouteSpec } from "../route.ts";
 
 // The autonomous mission (docs/mission.md): its file keys and state,
@@ -49,6 +51,8 @@ export function missionRoutes(services: Services): RouteSpec[] {
     defineRoute({
       method: "GET",
       url: MISSION_URL,
+      operationId: "getMission",
+      response: missionViewSchema,
       summary: "The mission's file keys, status (idle, running, paused) with its reason, cycles and next heartbeat",
       tag: "mission",
       handler: () => mission.view(),
@@ -59,12 +63,19 @@ export function missionRoutes(services: Services): RouteSpec[] {
       summary:
         "Merges keys into autonomous_mission.yaml (JSON, or YAML as application/yaml), keeping comments; validated before writing, applied at once",
       tag: "mission",
+      operationId: "updateMission",
       body: changesBody,
+      bodyTypes: YAML_CONTENT_TYPES,
+      response: missionViewSchema,
+      errors: ["conflict"],
       handler: ({ body }) => mission.update(body),
     }),
     defineRoute({
       method: "POST",
       url: `${MISSION_URL}/pause`,
+      operationId: "pauseMission",
+      response: missionViewSchema,
+      errors: ["conflict"],
       summary: "Pauses the mission: no new cycles, the running one finishes (409 when already paused)",
       tag: "mission",
       handler: () => mission.pause(),
@@ -72,6 +83,9 @@ export function missionRoutes(services: Services): RouteSpec[] {
     defineRoute({
       method: "POST",
       url: `${MISSION_URL}/resume`,
+      operationId: "resumeMission",
+      response: missionViewSchema,
+      errors: ["conflict"],
       summary: "Resumes a paused mission; the next heartbeat is heartbeat_secs from now (409 when not paused)",
       tag: "mission",
       handler: () => mission.resume(),
@@ -79,6 +93,8 @@ export function missionRoutes(services: Services): RouteSpec[] {
     defineRoute({
       method: "GET",
       url: `${MISSION_URL}/events`,
+      operationId: "listMissionEvents",
+      response: pageSchema(namedStoredEventSchema),
       summary: "Mission events and the budget_exhausted events of the mission, newest first, at or after `since`",
       tag: "mission",
       query: eventsQuery,

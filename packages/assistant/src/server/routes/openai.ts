@@ -8,9 +8,10 @@ import type { TaskRecord } from "../../agent/tasks.ts";
 import { listRoutes } from "../../llm/routeEditor.ts";
 import type { Services } from "../../runtime/services.ts";
 import { AppError, isAppError } from "../../util/errors.ts";
-import { errorBody } from "../errors.ts";
+import { errorBody, errorBodySchema } from "../errors.ts";
 import { defineRoute, type RouteSpec } from "../route.ts";
 import { openStreams } from "../sse.ts";
+import { TASK_ERRORS } from "../taskStream.ts";
 
 // The OpenAI-compatible API (docs/http-api.md#openai-compatible-api): any OpenAI client can talk to the
 // assistant. `GET /v1/models` lists `assistant` (routed by classification) and `assistant/<task_type>` per route;
@@ -74,12 +75,61 @@ const chatBody = z
 
 type ChatMessage = z.infer<typeof chatMessage>;
 
-const modelSchema = z.object({
-  id: z.string(),
-  object: z.literal("model"),
-  created: z.number(),
-  owned_by: z.string(),
-});
+const modelSchema = z
+  .object({
+    id: z.string(),
+    object: z.literal("model"),
+    created: z.number(),
+    owned_by: z.string(),
+  })
+  .meta({ id: "OpenAiModel" });
+
+const usageSchema = z
+  .object({ prompt_tokens: z.number(), completion_tokens: z.number(), total_tokens: z.number() })
+  .meta({ id: "ChatCompletionUsage" });
+type TaskUsage = z.infer<typeof usageSchema>;
+
+const FINISH_REASONS = ["stop", "length"] as const;
+
+const completionSchema = z
+  .object({
+    id: z.string(),
+    object: z.literal("chat.completion"),
+    created: z.number(),
+    model: z.string(),
+    choices: z.array(
+      z.object({
+        index: z.number(),
+        message: z.object({ role: z.literal("assistant"), content: z.string() }),
+        finish_reason: z.enum(FINISH_REASONS),
+      }),
+    ),
+    usage: usageSchema,
+  })
+  .meta({ id: "ChatCompletion" });
+
+const chunkSchema = z
+  .object({
+    id: z.string(),
+    object: z.literal("chat.completion.chunk"),
+    created: z.number(),
+    model: z.string(),
+    choices: z.array(
+      z.object({
+        index: z.number(),
+        delta: z.object({ role: z.literal("assistant").optional(), content: z.string().optional() }),
+        finish_reason: z.enum(FINISH_REASONS).nullable(),
+      }),
+    ),
+    /** Only in the last chunk, with stream_options.include_usage (its choices are empty). */
+    usage: usageSchema.optional(),
+  })
+  .meta({ id: "ChatCompletionChunk" });
+
+/** One server-sent message of a streamed completion: `data: <chunk>`, an error, then `data: [DONE]`. */
+const chunkMessageSchema = z
+  .object({ data: z.union([chunkSchema, errorBodySchema, z.literal("[DONE]")]) })
+  .meta({ id: "ChatCompletionStreamMessage" });
 
 function textOf(content: ChatMessage["content"]): string {
   if (content === null || content === undefined) return "";
@@ -133,7 +183,13 @@ function unixNow(): number {
   return Math.floor(Date.now() / 1000);
 }
 
-function completion(id: string, model: string, content: string, finish: string, usage: TaskUsage) {
+function completion(
+  id: string,
+  model: string,
+  content: string,
+  finish: (typeof FINISH_REASONS)[number],
+  usage: TaskUsage,
+): z.infer<typeof completionSchema> {
   return {
     id,
     object: "chat.completion" as const,
@@ -142,12 +198,6 @@ function completion(id: string, model: string, content: string, finish: string, 
     choices: [{ index: 0, message: { role: "assistant" as const, content }, finish_reason: finish }],
     usage,
   };
-}
-
-interface TaskUsage {
-  prompt_tokens: number;
-  completion_tokens: number;
-  total_tokens: number;
 }
 
 function usageOf(task: TaskRecord | null): TaskUsage {
@@ -195,7 +245,7 @@ function chunkStream(reply: FastifyReply, id: string, model: string, headers: Re
   return {
     out,
     write,
-    chunk: (delta: Record<string, string>, finish: string | null = null) =>
+    chunk: (delta: z.infer<typeof chunkSchema>["choices"][number]["delta"], finish: string | null = null) =>
       data({
         id,
         object: "chat.completion.chunk",
@@ -272,9 +322,10 @@ export function openaiRoutes(services: Services): RouteSpec[] {
     defineRoute({
       method: "GET",
       url: "/v1/models",
+      operationId: "listOpenAiModels",
       summary: "OpenAI-compatible: the assistant (routed by classification) and assistant/<task_type> per route",
       tag: "openai",
-      response: z.object({ object: z.literal("list"), data: z.array(modelSchema) }),
+      response: z.object({ object: z.literal("list"), data: z.array(modelSchema) }).meta({ id: "OpenAiModelList" }),
       handler: () => {
         const created = Math.floor(services.startedAt.getTime() / 1000);
         return {
@@ -286,10 +337,14 @@ export function openaiRoutes(services: Services): RouteSpec[] {
     defineRoute({
       method: "POST",
       url: "/v1/chat/completions",
+      operationId: "createChatCompletion",
       summary:
         "OpenAI-compatible chat: the last user message becomes a task, earlier messages its history; `stream: true` streams chat.completion.chunk events",
       tag: "openai",
       body: chatBody,
+      response: completionSchema,
+      events: chunkMessageSchema,
+      errors: TASK_ERRORS,
       handler: async ({ body }, request, reply) => {
         const taskType = taskTypeOf(services, body.model);
         const sessionId = sessionFor(sessions, request, body.messages.slice(0, -1));

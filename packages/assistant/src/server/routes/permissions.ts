@@ -1,8 +1,8 @@
 import { z } from "zod";
 import type { Services } from "../../runtime/services.ts";
-import { EFFECTS, MAX_SCOPE_CHARS } from "../../tools/approvals/decisions.ts";
+import { decisionSchema, EFFECTS, MAX_SCOPE_CHARS } from "../../tools/approvals/decisions.ts";
 import { APPROVAL_MODES } from "../../tools/approvals/mode.ts";
-import { MAX_NOTE_CHARS } from "../../tools/approvals/queue.ts";
+import { MAX_NOTE_CHARS, queueItemSchema } from "../../tools/approvals/queue.ts";
 import { QUEUE_STATUSES } from "../../tools/approvals/queueStatus.ts";
 import { pageQuerySchema, pageSchema } from "../pagination.ts";
 import { defineRoute, type RouteSpec } from "../route.ts";
@@ -12,32 +12,8 @@ import { defineRoute, type RouteSpec } from "../route.ts";
 
 const idParams = z.strictObject({ id: z.string().min(1).max(128) });
 
-const queueItemSchema = z.object({
-  id: z.string(),
-  tool: z.string(),
-  arguments_summary: z.string(),
-  task_id: z.string().nullable(),
-  session_id: z.string().nullable(),
-  rule: z.string(),
-  status: z.enum(QUEUE_STATUSES),
-  note: z.string().nullable(),
-  created_at: z.string(),
-  updated_at: z.string(),
-  expires_at: z.string(),
-  resolved_at: z.string().nullable(),
-});
-
-const decisionSchema = z.object({
-  id: z.string(),
-  tool: z.string(),
-  scope: z.string(),
-  effect: z.enum(EFFECTS),
-  created_at: z.string(),
-  updated_at: z.string(),
-});
-
 const noteBody = z.strictObject({ note: z.string().max(MAX_NOTE_CHARS).optional() }).optional();
-const modeSchema = z.object({ mode: z.enum(APPROVAL_MODES) });
+const modeSchema = z.object({ mode: z.enum(APPROVAL_MODES) }).meta({ id: "ApprovalMode" });
 
 export function permissionRoutes(services: Services): RouteSpec[] {
   const { queue, decisions, mode } = services.approvals;
@@ -45,17 +21,20 @@ export function permissionRoutes(services: Services): RouteSpec[] {
     defineRoute({
       method: "POST",
       url: `/api/permissions/queue/:id/${action}`,
+      operationId: `${action}QueueItem`,
       summary,
       tag: "permissions",
       params: idParams,
       body: noteBody,
       response: queueItemSchema,
+      errors: ["not_found", "conflict"],
       handler: ({ params, body }) => queue[action](params.id, body?.note),
     });
   return [
     defineRoute({
       method: "GET",
       url: "/api/permissions/queue",
+      operationId: "listQueueItems",
       summary: "Review queue items, newest first; optional status filter",
       tag: "permissions",
       query: pageQuerySchema.extend({ status: z.enum(QUEUE_STATUSES).optional() }),
@@ -65,10 +44,12 @@ export function permissionRoutes(services: Services): RouteSpec[] {
     defineRoute({
       method: "GET",
       url: "/api/permissions/queue/:id",
+      operationId: "getQueueItem",
       summary: "One review queue item",
       tag: "permissions",
       params: idParams,
       response: queueItemSchema,
+      errors: ["not_found"],
       handler: ({ params }) => queue.get(params.id),
     }),
     act("approve", "Approves a pending item (optional note): the action may continue"),
@@ -77,6 +58,7 @@ export function permissionRoutes(services: Services): RouteSpec[] {
     defineRoute({
       method: "GET",
       url: "/api/permissions/decisions",
+      operationId: "listDecisions",
       summary: "Persistent allow/deny decisions by tool and scope",
       tag: "permissions",
       query: pageQuerySchema,
@@ -86,6 +68,7 @@ export function permissionRoutes(services: Services): RouteSpec[] {
     defineRoute({
       method: "POST",
       url: "/api/permissions/decisions",
+      operationId: "createDecision",
       summary: "Creates a persistent decision {tool, scope, effect}; scope is a command, path prefix, domain or *",
       tag: "permissions",
       status: 201,
@@ -99,20 +82,24 @@ export function permissionRoutes(services: Services): RouteSpec[] {
         effect: z.enum(EFFECTS),
       }),
       response: decisionSchema,
+      errors: ["conflict"],
       handler: ({ body }) => decisions.create(body),
     }),
     defineRoute({
       method: "DELETE",
       url: "/api/permissions/decisions/:id",
+      operationId: "deleteDecision",
       summary: "Deletes a persistent decision",
       tag: "permissions",
       params: idParams,
       response: z.object({ id: z.string(), deleted: z.literal(true) }),
+      errors: ["not_found"],
       handler: ({ params }) => ({ id: decisions.delete(params.id).id, deleted: true as const }),
     }),
     defineRoute({
       method: "GET",
       url: "/api/permissions/mode",
+      operationId: "getApprovalMode",
       summary: "Global approval mode: ask_me or allow_all",
       tag: "permissions",
       response: modeSchema,
@@ -121,6 +108,7 @@ export function permissionRoutes(services: Services): RouteSpec[] {
     defineRoute({
       method: "POST",
       url: "/api/permissions/mode",
+      operationId: "setApprovalMode",
       summary: "Sets the global approval mode {mode: ask_me | allow_all}",
       tag: "permissions",
       body: z.strictObject({ mode: z.enum(APPROVAL_MODES) }),

@@ -1,5 +1,7 @@
 import { z } from "zod";
 import type { Services } from "../../runtime/services.ts";
+import { invalidSkillSchema, reloadResultSchema, skillInfoSchema, skillSchema } from "../../skills/registry.ts";
+import { skillInstallResultSchema } from "../../skills/service.ts";
 import { AppError } from "../../util/errors.ts";
 import { defineRoute, type RouteSpec } from "../route.ts";
 
@@ -18,6 +20,14 @@ export function skillRoutes(services: Services): RouteSpec[] {
     defineRoute({
       method: "GET",
       url: "/api/skills",
+      operationId: "listSkills",
+      response: z
+        .object({
+          items: z.array(skillInfoSchema),
+          invalid: z.array(invalidSkillSchema),
+          next_cursor: z.string().nullable(),
+        })
+        .meta({ id: "SkillList" }),
       summary: "Installed skills (name, description, catalog fields, files) and skipped folders with the reason",
       tag: "skills",
       handler: () => ({ items: registry.list(), invalid: registry.invalid(), next_cursor: null }),
@@ -25,6 +35,9 @@ export function skillRoutes(services: Services): RouteSpec[] {
     defineRoute({
       method: "GET",
       url: "/api/skills/:name",
+      operationId: "getSkill",
+      response: skillSchema,
+      errors: ["not_found"],
       summary: "One skill with its instructions",
       tag: "skills",
       params: nameParams,
@@ -37,6 +50,8 @@ export function skillRoutes(services: Services): RouteSpec[] {
     defineRoute({
       method: "POST",
       url: "/api/skills/reload",
+      operationId: "reloadSkills",
+      response: reloadResultSchema,
       summary: "Rescans data_dir/skills without a restart",
       tag: "skills",
       handler: () => registry.reload(),
@@ -44,18 +59,21 @@ export function skillRoutes(services: Services): RouteSpec[] {
     defineRoute({
       method: "POST",
       url: "/api/skills/install",
+      operationId: "installSkill",
+      status: 201,
+      response: skillInstallResultSchema,
+      errors: ["not_found", "conflict", "policy_denied"],
       summary: "Installs a skill from an HTTPS URL on a host in allowed_skill_install_hosts",
       tag: "skills",
       body: installBody,
-      handler: async ({ body }, _request, reply) => {
-        const installed = await service.installAsOperator(body.url, body.replace === true);
-        reply.code(201);
-        return installed;
-      },
+      handler: ({ body }) => service.installAsOperator(body.url, body.replace === true),
     }),
     defineRoute({
       method: "DELETE",
       url: "/api/skills/:name",
+      operationId: "uninstallSkill",
+      response: z.object({ removed: z.string() }),
+      errors: ["not_found"],
       summary: "Removes a skill's folder",
       tag: "skills",
       params: nameParams,

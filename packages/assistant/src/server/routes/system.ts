@@ -4,29 +4,32 @@ import type { Services } from "../../runtime/services.ts";
 import { buildOpenApi } from "../openapi.ts";
 import { defineRoute, type RouteSpec } from "../route.ts";
 
-const healthSchema = z.object({ status: z.literal("ok"), version: z.string() });
+const healthSchema = z.object({ status: z.literal("ok"), version: z.string() }).meta({ id: "Health" });
 
-const statusSchema = z.object({
-  status: z.literal("ok"),
-  version: z.string(),
-  pid: z.number(),
-  uptime_secs: z.number(),
-  started_at: z.string(),
-  data_dir: z.string(),
-  listen: z.object({ bind: z.string(), port: z.number() }),
-  node: z.string(),
-  memory_rss_bytes: z.number(),
-  memory_heap_used_bytes: z.number(),
-  counts: z.object({ events: z.number(), vault_keys: z.number() }),
-  embedded: z.object({ status: z.string(), model_id: z.string() }),
-  providers: z.array(z.string()),
-});
+const statusSchema = z
+  .object({
+    status: z.literal("ok"),
+    version: z.string(),
+    pid: z.number(),
+    uptime_secs: z.number(),
+    started_at: z.string(),
+    data_dir: z.string(),
+    listen: z.object({ bind: z.string(), port: z.number() }),
+    node: z.string(),
+    memory_rss_bytes: z.number(),
+    memory_heap_used_bytes: z.number(),
+    counts: z.object({ events: z.number(), vault_keys: z.number() }),
+    embedded: z.object({ status: z.string(), model_id: z.string() }),
+    providers: z.array(z.string()),
+  })
+  .meta({ id: "DaemonStatus" });
 
 export function systemRoutes(services: Services, allRoutes: () => RouteSpec[]): RouteSpec[] {
   return [
     defineRoute({
       method: "GET",
       url: "/api/health",
+      operationId: "getHealth",
       summary: "Liveness: answers without authentication",
       tag: "system",
       auth: "none",
@@ -36,6 +39,7 @@ export function systemRoutes(services: Services, allRoutes: () => RouteSpec[]): 
     defineRoute({
       method: "GET",
       url: "/api/status",
+      operationId: "getStatus",
       summary: "Daemon status: uptime, data directory, listen address, counts, embedded model, providers",
       tag: "system",
       response: statusSchema,
@@ -58,8 +62,10 @@ export function systemRoutes(services: Services, allRoutes: () => RouteSpec[]): 
     defineRoute({
       method: "GET",
       url: "/api/openapi.json",
+      operationId: "getOpenApi",
       summary: "OpenAPI 3.1 description of every route",
       tag: "system",
+      response: z.looseObject({ openapi: z.string(), info: z.unknown(), components: z.unknown(), paths: z.unknown() }),
       handler: () => buildOpenApi(allRoutes()),
     }),
   ];

@@ -1,9 +1,13 @@
 import { z } from "zod";
-import { MAX_MESSAGE_CHARS } from "../../agent/taskService.ts";
-import { TASK_STATUSES } from "../../agent/tasks.ts";
+import { taskReportSchema } from "../../agent/reports.ts";
+import { messageRecordSchema, sessionRecordSchema } from "../../agent/sessions.ts";
+import { MAX_MESSAGE_CHARS, taskQueueSchema } from "../../agent/taskService.ts";
+import { TASK_STATUSES, taskRecordSchema, taskStartedSchema } from "../../agent/tasks.ts";
 import type { Services } from "../../runtime/services.ts";
-import { pageQuerySchema } from "../pagination.ts";
+import { namedStoredEventSchema } from "../eventSchemas.ts";
+import { pageQuerySchema, pageSchema } from "../pagination.ts";
 import { defineRoute, type RouteSpec } from "../route.ts";
+import { TASK_ERRORS } from "../taskStream.ts";
 
 // Tasks (docs/agent.md#tasks): create, list, inspect, watch through structured
 // events, cancel, read the operator report, and see or flush the steering / follow-up queue.
@@ -29,9 +33,13 @@ export function taskRoutes(services: Services): RouteSpec[] {
     defineRoute({
       method: "POST",
       url: "/api/tasks",
+      operationId: "createTask",
       summary: "Creates a task from a message: 202 {task_id, session_id}, or with wait: true the finished task",
       tag: "tasks",
       body: createBody,
+      response: taskRecordSchema,
+      responses: { 202: taskStartedSchema },
+      errors: TASK_ERRORS,
       handler: async ({ body }, _request, reply) => {
         const task = agent.submit({
           message: body.message,
@@ -51,12 +59,14 @@ export function taskRoutes(services: Services): RouteSpec[] {
     defineRoute({
       method: "GET",
       url: "/api/tasks",
+      operationId: "listTasks",
       summary: "Tasks, newest first; optional status and session filters",
       tag: "tasks",
       query: pageQuerySchema.extend({
         status: z.enum(TASK_STATUSES).optional(),
         session_id: z.string().min(1).max(128).optional(),
       }),
+      response: pageSchema(taskRecordSchema),
       handler: ({ query }) =>
         agent.tasks.list({
           limit: query.limit,
@@ -68,18 +78,26 @@ export function taskRoutes(services: Services): RouteSpec[] {
     defineRoute({
       method: "GET",
       url: "/api/tasks/:id",
+      operationId: "getTask",
       summary: "One task",
       tag: "tasks",
       params: idParams,
+      response: taskRecordSchema,
+      errors: ["not_found"],
       handler: ({ params }) => agent.tasks.get(params.id),
     }),
     defineRoute({
       method: "GET",
       url: "/api/tasks/:id/events",
+      operationId: "listTaskEvents",
       summary: "The task's structured events, oldest first; `after` is the last event id seen",
       tag: "tasks",
       params: idParams,
       query: eventsQuery,
+      response: z
+        .object({ task_id: z.string(), status: z.enum(TASK_STATUSES), items: z.array(namedStoredEventSchema) })
+        .meta({ id: "TaskEvents" }),
+      errors: ["not_found"],
       handler: ({ params, query }) => {
         const task = agent.tasks.get(params.id);
         const items = events.list({
@@ -93,9 +111,12 @@ export function taskRoutes(services: Services): RouteSpec[] {
     defineRoute({
       method: "POST",
       url: "/api/tasks/:id/cancel",
+      operationId: "cancelTask",
       summary: "Cancels a queued or running task (409 when it already ended)",
       tag: "tasks",
       params: idParams,
+      response: taskRecordSchema,
+      errors: ["not_found", "conflict"],
       handler: ({ params }) => {
         agent.cancel(params.id);
         return agent.tasks.get(params.id);
@@ -104,42 +125,58 @@ export function taskRoutes(services: Services): RouteSpec[] {
     defineRoute({
       method: "GET",
       url: "/api/tasks/:id/report",
+      operationId: "getTaskReport",
       summary: "The operator report: done, needs_review, failed, next_steps (409 while the task runs)",
       tag: "tasks",
       params: idParams,
+      response: taskReportSchema,
+      errors: ["not_found", "conflict"],
       handler: ({ params }) => agent.report(params.id),
     }),
     defineRoute({
       method: "GET",
       url: "/api/tasks/:id/queue",
+      operationId: "getTaskQueue",
       summary: "Undelivered steering and follow-up messages of a task",
       tag: "tasks",
       params: idParams,
+      response: taskQueueSchema,
+      errors: ["not_found"],
       handler: ({ params }) => agent.queueOf(params.id),
     }),
     defineRoute({
       method: "DELETE",
       url: "/api/tasks/:id/queue",
+      operationId: "clearTaskQueue",
       summary: "Flushes both queues of a task",
       tag: "tasks",
       params: idParams,
+      response: z.object({ task_id: z.string(), cleared: z.number() }),
+      errors: ["not_found"],
       handler: ({ params }) => agent.clearQueue(params.id),
     }),
     defineRoute({
       method: "GET",
       url: "/api/sessions",
+      operationId: "listSessions",
       summary: "Chat sessions, most recently active first",
       tag: "chat",
       query: z.object({ limit: z.coerce.number().int().min(1).max(500).default(50) }),
+      response: pageSchema(sessionRecordSchema),
       handler: ({ query }) => ({ items: services.sessions.list(query.limit), next_cursor: null }),
     }),
     defineRoute({
       method: "GET",
       url: "/api/sessions/:id/messages",
+      operationId: "listSessionMessages",
       summary: "A session's messages, oldest first (the newest `limit`)",
       tag: "chat",
       params: idParams,
       query: z.object({ limit: z.coerce.number().int().min(1).max(1000).default(200) }),
+      response: z
+        .object({ session_id: z.string(), items: z.array(messageRecordSchema) })
+        .meta({ id: "SessionMessages" }),
+      errors: ["not_found"],
       handler: ({ params, query }) => {
         const session = services.sessions.get(params.id);
         return { session_id: session.id, items: services.sessions.after(session.id, 0, query.limit) };
@@ -148,10 +185,13 @@ export function taskRoutes(services: Services): RouteSpec[] {
     defineRoute({
       method: "POST",
       url: "/api/sessions/:id/new",
+      operationId: "startNewSession",
       summary: "Starts a new session (like /newsession): the short-term context of :id is left behind",
       tag: "chat",
       params: idParams,
       status: 201,
+      response: z.object({ session_id: z.string(), previous_session_id: z.string() }),
+      errors: ["not_found"],
       handler: ({ params }) => {
         services.sessions.get(params.id);
         const session = services.sessions.create();

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { listTimeline, TIMELINE_CATEGORIES, type TimelineCategory } from "../../events/timeline.ts";
 import type { Services } from "../../runtime/services.ts";
-import { pageQuerySchema, sinceSchema } from "../pagination.ts";
+import { timelineItemSchema } from "../eventSchemas.ts";
+import { pageQuerySchema, pageSchema, sinceSchema } from "../pagination.ts";
 import { defineRoute, type RouteSpec } from "../route.ts";
 
 // GET /api/timeline (docs/memory.md#timeline): task, schedule, mission, memory and budget events merged, newest
@@ -34,10 +35,12 @@ export function timelineRoutes(services: Services): RouteSpec[] {
     defineRoute({
       method: "GET",
       url: "/api/timeline",
+      operationId: "listTimeline",
       summary:
         "Task, schedule, mission, memory and budget events, newest first (limit, cursor, since RFC 3339, category list)",
       tag: "timeline",
       query: timelineQuery,
+      response: pageSchema(timelineItemSchema),
       handler: ({ query }) =>
         listTimeline(services.db, {
           limit: query.limit,

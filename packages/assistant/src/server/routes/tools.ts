@@ -1,7 +1,8 @@
 import { z } from "zod";
 import type { Services } from "../../runtime/services.ts";
-import { APPROVAL_MODES } from "../../tools/approvals/mode.ts";
-import type { ToolResult } from "../../tools/runner.ts";
+import { QUEUE_STATUSES } from "../../tools/approvals/queueStatus.ts";
+import { type ToolResult, toolResultSchema } from "../../tools/runner.ts";
+import { effectiveViewSchema, toolInfoSchema } from "../../tools/service.ts";
 import { AppError } from "../../util/errors.ts";
 import { defineRoute, type RouteSpec } from "../route.ts";
 
@@ -13,73 +14,40 @@ import { defineRoute, type RouteSpec } from "../route.ts";
 const toolParams = z.strictObject({ name: z.string().regex(/^[a-z0-9_]{1,64}$/, "expected a tool name") });
 const invokeBody = z.record(z.string(), z.unknown()).optional();
 
-const resultSchema = z.object({
-  call_id: z.string(),
-  tool: z.string(),
-  status: z.enum(["ok", "denied", "error", "invalid_arguments"]),
-  output: z.string(),
-  truncated: z.boolean(),
-  rule: z.string().optional(),
-  source: z.string().optional(),
-  queue_item_id: z.string().optional(),
-});
-
-const effectiveSchema = z.object({
-  policy_file: z.string(),
-  policy_status: z.enum(["ok", "missing", "empty", "invalid"]),
-  problem: z.string().nullable(),
-  mode: z.enum(APPROVAL_MODES),
-  default_profile: z.string().nullable(),
-  builtin_rules: z.array(z.object({ rule: z.string(), description: z.string() })),
-  command_sandbox: z.object({ available: z.boolean(), description: z.string() }),
-  tools: z.array(
-    z.object({
-      name: z.string(),
-      resource: z.string(),
-      status: z.enum(["allowed", "needs_approval", "blocked"]),
-      rule: z.string(),
-      source: z.string(),
-      allowed: z.array(z.string()),
-      blocked: z.array(z.string()),
-      decisions: z.array(z.object({ id: z.string(), scope: z.string(), effect: z.enum(["allow", "deny"]) })),
-    }),
-  ),
-});
-
 export function toolRoutes(services: Services): RouteSpec[] {
   const { tools } = services;
   return [
     defineRoute({
       method: "GET",
       url: "/api/tools",
+      operationId: "listTools",
       summary: "The tool registry: name, description for the model, resource kind and JSON Schema parameters",
       tag: "tools",
-      response: z.object({
-        tools: z.array(
-          z.object({ name: z.string(), description: z.string(), resource: z.string(), parameters: z.unknown() }),
-        ),
-      }),
+      response: z.object({ tools: z.array(toolInfoSchema) }),
       handler: () => ({ tools: tools.list() }),
     }),
     defineRoute({
       method: "GET",
       url: "/api/tools/effective",
+      operationId: "getEffectiveTools",
       summary: "Every tool as the policy in force treats it: allowed, needs approval or blocked, with the rule",
       tag: "tools",
-      response: effectiveSchema,
+      response: effectiveViewSchema,
       handler: () => tools.effective(),
     }),
     defineRoute({
       method: "POST",
       url: "/api/tools/:name/invoke",
+      operationId: "invokeTool",
       summary: "Runs a tool with its parameters as the body, through the same policy and review queue as the agent",
       tag: "tools",
       params: toolParams,
       body: invokeBody,
-      response: z.union([
-        z.object({ result: resultSchema }),
-        z.object({ queue_item_id: z.string(), status: z.string() }),
-      ]),
+      response: z.object({ result: toolResultSchema }),
+      responses: {
+        202: z.object({ queue_item_id: z.string(), status: z.enum(QUEUE_STATUSES) }).meta({ id: "ToolCallQueued" }),
+      },
+      errors: ["not_found", "policy_denied"],
       handler: ({ params, body }, _request, reply) => {
         if (!tools.runner.get(params.name)) {
           const known = tools

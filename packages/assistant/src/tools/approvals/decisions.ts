@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { z } from "zod";
 import { type Db, statement } from "../../store/database.ts";
 import { DEFAULT_PAGE_LIMIT, decodeSeqCursor, encodeSeqCursor, type Page } from "../../util/cursor.ts";
 import { AppError } from "../../util/errors.ts";
@@ -12,14 +13,18 @@ export type DecisionEffect = (typeof EFFECTS)[number];
 export const TOOL_PATTERN = /^[a-z0-9_]{1,64}$/;
 export const MAX_SCOPE_CHARS = 1024;
 
-export interface Decision {
-  id: string;
-  tool: string;
-  scope: string;
-  effect: DecisionEffect;
-  created_at: string;
-  updated_at: string;
-}
+export const decisionSchema = z
+  .object({
+    id: z.string(),
+    tool: z.string(),
+    scope: z.string(),
+    effect: z.enum(EFFECTS),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .meta({ id: "Decision" });
+
+export type Decision = z.infer<typeof decisionSchema>;
 
 export interface DecisionInput {
   tool: string;

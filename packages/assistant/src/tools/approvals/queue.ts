@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { z } from "zod";
 import { ENV_VARIABLES } from "../../config/envVariables.ts";
 import type { EventLog } from "../../events/eventLog.ts";
 import { type Db, statement } from "../../store/database.ts";
@@ -6,7 +7,7 @@ import { pageBySeq } from "../../store/pageBySeq.ts";
 import type { Page } from "../../util/cursor.ts";
 import { AppError } from "../../util/errors.ts";
 import { redactValue } from "../../util/redact.ts";
-import type { FinalStatus, QueueStatus } from "./queueStatus.ts";
+import { type FinalStatus, QUEUE_STATUSES, type QueueStatus } from "./queueStatus.ts";
 
 // The review queue (docs/http-api.md#permissions): a sensitive tool
 // call waits here until an operator approves or denies it, or until ASSISTANT_APPROVAL_TIMEOUT_SECS pass.
@@ -19,22 +20,26 @@ export const SUMMARY_STRING_CHARS = 200;
 const SUMMARY_ARRAY_ITEMS = 50;
 const SUMMARY_DEPTH = 6;
 
-export interface QueueItem {
-  id: string;
-  tool: string;
-  /** The call's arguments as JSON: secrets redacted, long strings truncated. */
-  arguments_summary: string;
-  task_id: string | null;
-  session_id: string | null;
-  /** The policy rule that asked for approval. */
-  rule: string;
-  status: QueueStatus;
-  note: string | null;
-  created_at: string;
-  updated_at: string;
-  expires_at: string;
-  resolved_at: string | null;
-}
+export const queueItemSchema = z
+  .object({
+    id: z.string(),
+    tool: z.string(),
+    /** The call's arguments as JSON: secrets redacted, long strings truncated. */
+    arguments_summary: z.string(),
+    task_id: z.string().nullable(),
+    session_id: z.string().nullable(),
+    /** The policy rule that asked for approval. */
+    rule: z.string(),
+    status: z.enum(QUEUE_STATUSES),
+    note: z.string().nullable(),
+    created_at: z.string(),
+    updated_at: z.string(),
+    expires_at: z.string(),
+    resolved_at: z.string().nullable(),
+  })
+  .meta({ id: "QueueItem" });
+
+export type QueueItem = z.infer<typeof queueItemSchema>;
 
 export interface QueueRequest {
   tool: string;
