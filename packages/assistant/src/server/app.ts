@@ -118,6 +118,9 @@ export function buildApp(services: Services): FastifyInstance {
     openStreams.clear();
   });
 
-  registerRoutes(app, allRoutes(services));
+  registerRoutes(app, allRoutes(services), {
+    // Set by the tests only: answers are checked against their declarations (registerRoutes.ts).
+    ...(services.env.ASSISTANT_VALIDATE_RESPONSES === "1" ? { checkAnswers: services.logger } : {}),
+  });
   return app;
 }

@@ -1,6 +1,9 @@
 import type { FastifyInstance } from "fastify";
 import type { z } from "zod";
+import type { Logger } from "../log/logger.ts";
 import { AppError } from "../util/errors.ts";
+import { answerProblem } from "./answerCheck.ts";
+import { errorBody } from "./errors.ts";
 import type { RouteSpec } from "./route.ts";
 
 function validate<T>(schema: z.ZodType<T> | undefined, value: unknown, where: "params" | "query" | "body"): T {
@@ -16,8 +19,17 @@ function validate<T>(schema: z.ZodType<T> | undefined, value: unknown, where: "p
   });
 }
 
+export interface RegisterOptions {
+  /**
+   * Test runs only (ASSISTANT_VALIDATE_RESPONSES=1): every answer is checked against what its route declares
+   * (answerCheck.ts); one that does not match becomes a 500 naming the problem, and a log line.
+   */
+  checkAnswers?: Pick<Logger, "error">;
+}
+
 /** Registers declared routes: requests are validated against their zod schemas before the handler runs. */
-export function registerRoutes(app: FastifyInstance, routes: RouteSpec[]): void {
+export function registerRoutes(app: FastifyInstance, routes: RouteSpec[], options: RegisterOptions = {}): void {
+  const logger = options.checkAnswers;
   for (const route of routes) {
     app.route({
       method: route.method,
@@ -34,6 +46,23 @@ export function registerRoutes(app: FastifyInstance, routes: RouteSpec[]): void 
         if (route.status) reply.status(route.status);
         return result;
       },
+      ...(logger
+        ? {
+            onSend: async (request, reply, payload) => {
+              if (request.method === "HEAD") return payload;
+              const problem = answerProblem(route, reply.statusCode, payload);
+              if (!problem) return payload;
+              logger.error("response contract broken", {
+                route: `${route.method} ${route.url}`,
+                status: reply.statusCode,
+                problem,
+              });
+              reply.code(500).type("application/json; charset=utf-8");
+              const error = new AppError("internal", `the answer does not match its declaration: ${problem}`);
+              return JSON.stringify(errorBody(error));
+            },
+          }
+        : {}),
     });
   }
 }

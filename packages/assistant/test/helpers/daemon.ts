@@ -22,10 +22,20 @@ export interface TestDaemon {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Starts the real `assistant-daemon` on a random port with its own data dir; resolves when it is healthy. */
+/**
+ * Starts the real `assistant-daemon` on a random port with its own data dir; resolves when it is healthy. Every
+ * answer it gives is checked against its route's declaration (ASSISTANT_VALIDATE_RESPONSES): a mismatch is a 500.
+ */
 export async function startDaemon(env: NodeJS.ProcessEnv = {}, dataDir = tempDataDir()): Promise<TestDaemon> {
   const child = spawn(process.execPath, [daemonBin], {
-    env: { ...process.env, ASSISTANT_DATA_DIR: dataDir, ASSISTANT_PORT: "0", ASSISTANT_LOG: "info", ...env },
+    env: {
+      ...process.env,
+      ASSISTANT_DATA_DIR: dataDir,
+      ASSISTANT_PORT: "0",
+      ASSISTANT_LOG: "info",
+      ASSISTANT_VALIDATE_RESPONSES: "1",
+      ...env,
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
