@@ -33,7 +33,8 @@ export const sinceSchema = z
 export function pageSchema<T extends z.ZodType>(item: T) {
   const page = z.object({ items: z.array(item), next_cursor: z.string().nullable() });
   const name = z.globalRegistry.get(item)?.id;
-  return name ? page.meta({ id: `${name}Page` }) : page;
+  const description = "One page of a list: pass next_cursor back as cursor for the next page; null on the last";
+  return name ? page.meta({ id: `${name}Page`, description }) : page;
 }
 
 /** Pages a list already sorted by `key`, resuming after the cursor's key. */
