@@ -84,7 +84,15 @@ const approvals = createApprovalServices({ db, settings, events });
 const vault = { has: () => false, get: () => "" };
 const tools = createToolServices({ paths, env, settings, vault, approvals, events, logger: { warn: () => {} } });
 const logger = { warn: () => {}, info: () => {} };
-const plugins = createPluginServices({ db, paths, settings, events, logger, tools: tools.registry, secret: () => null });
+const plugins = createPluginServices({
+  db,
+  paths,
+  settings,
+  events,
+  logger,
+  tools: tools.registry,
+  secret: () => null,
+});
 for (let i = 0; i < 200; i++) await tools.runner.invoke("echo__echo", { text: "warm" });
 const viaRunner: number[] = [];
 for (let i = 0; i < calls; i++) {

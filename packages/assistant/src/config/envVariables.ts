@@ -183,6 +183,13 @@ export const ENV_VARIABLES = {
     meaning:
       "another folder of documentation, besides `docs/` of the working directory, for the web UI's Doc tab (to come)",
   }),
+  validateResponses: variable({
+    name: "ASSISTANT_VALIDATE_RESPONSES",
+    group: "daemon",
+    type: flag(),
+    default: false,
+    meaning: "tests only: `1` checks every answer against what its route declares (a mismatch is a 500)",
+  }),
   supervisorPid: variable({
     name: "ASSISTANT_SUPERVISOR_PID",
     group: "daemon",

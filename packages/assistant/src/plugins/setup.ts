@@ -18,10 +18,7 @@ export interface PluginServices {
 export function createPluginServices(options: {
   db: Db;
   paths: DataPaths;
-  settings: Pick<
-    DaemonSettings,
-    "pluginTimeoutMs" | "pluginMaxMemoryMb" | "pluginFuel" | "pluginReputationThreshold"
-  >;
+  settings: Pick<DaemonSettings, "pluginTimeoutMs" | "pluginMaxMemoryMb" | "pluginFuel" | "pluginReputationThreshold">;
   events: Pick<EventLog, "emit">;
   logger: Pick<Logger, "warn" | "info">;
   tools: ToolRegistry;

@@ -120,7 +120,7 @@ export function buildApp(services: Services): FastifyInstance {
 
   registerRoutes(app, allRoutes(services), {
     // Set by the tests only: answers are checked against their declarations (registerRoutes.ts).
-    ...(services.env.ASSISTANT_VALIDATE_RESPONSES === "1" ? { checkAnswers: services.logger } : {}),
+    ...(services.settings.validateResponses ? { checkAnswers: services.logger } : {}),
   });
   return app;
 }

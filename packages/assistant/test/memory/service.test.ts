@@ -1,8 +1,8 @@
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { readSettings } from "../../src/config/settings.ts";
 import { historyFor } from "../../src/agent/compaction.ts";
 import { SessionStore } from "../../src/agent/sessions.ts";
+import { readSettings } from "../../src/config/settings.ts";
 import { EventLog } from "../../src/events/eventLog.ts";
 import { MemoryService } from "../../src/memory/service.ts";
 import { MemoryStore } from "../../src/memory/store.ts";
@@ -238,11 +238,21 @@ describe("retrieval", () => {
     expect(hits[0]!.matched).toEqual(["text"]);
   });
 
-  it("links people to the items that mention them", async () => {
+  it("links people to the items that mention them; ASSISTANT_GRAPH_EXPAND=1 returns those one hop away", async () => {
     const { memory } = setup({ ASSISTANT_GRAPH_EXPAND: "1" });
     memory.remember({ kind: "fact", content: "Bob plays the cello." });
     memory.remember({ kind: "person", subject: "Bob", content: "Bob is the user's neighbour." });
     const hits = await memory.search("who is my neighbour");
     expect(hits.map((h) => h.memory.content)).toEqual(["Bob is the user's neighbour.", "Bob plays the cello."]);
+    expect(hits[1]!.matched).toEqual(["linked"]);
+    expect(memory.settings().graph_expand).toBe(true);
+
+    const { memory: plain } = setup(); // the default: matches only
+    plain.remember({ kind: "fact", content: "Bob plays the cello." });
+    plain.remember({ kind: "person", subject: "Bob", content: "Bob is the user's neighbour." });
+    expect((await plain.search("who is my neighbour")).map((h) => h.memory.content)).toEqual([
+      "Bob is the user's neighbour.",
+    ]);
+    expect(plain.settings().graph_expand).toBe(false);
   });
 });

@@ -128,7 +128,9 @@ describe("assistant config env list", () => {
     expect(res.stdout).toMatch(/^ASSISTANT_PORT=4100 +\(environment\)$/m);
     expect(res.stdout).toMatch(/^ASSISTANT_BIND=127\.0\.0\.1 +\(default\)$/m);
     expect(res.stdout).toMatch(/^ASSISTANT_MESSAGE_WEBHOOK_URL +\(unset\)$/m);
-    expect(res.stdout).toMatch(/^ASSISTANT_LLM_TIMEOUT_SECS +\(default: global\.default_timeout_secs of llm_router\.yaml/m);
+    expect(res.stdout).toMatch(
+      /^ASSISTANT_LLM_TIMEOUT_SECS +\(default: global\.default_timeout_secs of llm_router\.yaml/m,
+    );
     expect(res.stdout).toMatch(/^SEARCH_API_KEY=\*{8} +\(assistant\.env\)$/m);
     expect(res.stdout).toMatch(/^ASSISTANT_CHANNEL_A_ENABLED=1 +\(connectors\.env\) +not read by this version$/m);
     expect(res.stdout).toMatch(/^CHANNEL_A_BOT_TOKEN=\*{8} +\(connectors\.env\) +not a setting of this version$/m);

@@ -36,7 +36,9 @@ describe("embedded catalogue", () => {
   });
 
   it("uses ASSISTANT_EMBEDDED_MODEL_PATH as is", () => {
-    expect(modelFor({ ASSISTANT_EMBEDDED_MODEL_PATH: "/m/mine.gguf", ASSISTANT_EMBEDDED_MODEL: "llama3_2_1b" })).toEqual({
+    expect(
+      modelFor({ ASSISTANT_EMBEDDED_MODEL_PATH: "/m/mine.gguf", ASSISTANT_EMBEDDED_MODEL: "llama3_2_1b" }),
+    ).toEqual({
       model_id: "custom",
       path: "/m/mine.gguf",
       custom: true,

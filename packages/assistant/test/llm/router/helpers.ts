@@ -2,14 +2,15 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { dataPaths } from "../../../src/config/paths.ts";
-import { readSettings } from "../../../src/config/settings.ts";
 import { type LlmRouterInput, llmRouterSchema } from "../../../src/config/schemas/llmRouter.ts";
+import { readSettings } from "../../../src/config/settings.ts";
 import { Budget } from "../../../src/llm/budget.ts";
 import { ModelDownloader } from "../../../src/llm/embedded/download.ts";
 import { createEmbeddedRuntime } from "../../../src/llm/embedded/runtime.ts";
 import { RouterMetrics } from "../../../src/llm/metrics.ts";
 import { LlmRouter } from "../../../src/llm/router.ts";
 import type { LanguageModelV4Prompt, LlmEvent, LlmRequest } from "../../../src/llm/types.ts";
+import type { Logger } from "../../../src/log/logger.ts";
 import { openDatabase } from "../../../src/store/database.ts";
 import { AppError } from "../../../src/util/errors.ts";
 import { vaultWithSecrets } from "../../helpers/vault.ts";
@@ -24,7 +25,7 @@ export interface TestRouter {
 
 export function testRouter(
   file: LlmRouterInput,
-  options: { env?: NodeJS.ProcessEnv; secrets?: Record<string, string> } = {},
+  options: { env?: NodeJS.ProcessEnv; secrets?: Record<string, string>; logger?: Logger } = {},
 ): TestRouter {
   const dir = mkdtempSync(join(tmpdir(), "assistant-router-"));
   const env = options.env ?? {};
@@ -45,6 +46,7 @@ export function testRouter(
     }),
     metrics,
     budget,
+    ...(options.logger ? { logger: options.logger } : {}),
     backoffBaseMs: 20,
   });
   return { router, metrics, budget };
