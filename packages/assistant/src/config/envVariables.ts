@@ -17,7 +17,7 @@ import {
   text,
   url,
 } from "./envTypes.ts";
-import { ROUTE_PROVIDERS, type RouteProvider } from "./schemas/llmRouter.ts";
+import { ROUTE_PROVIDERS, type RouteProvider } from "./providerIds.ts";
 
 // One registry of the environment variables the product names and the code reads, in the style of the config-file
 // registry (configFiles.ts): each is declared once with its kind, default, allowed values and meaning. The

@@ -159,6 +159,15 @@ describe("readSettings", () => {
     expect(error.reason).toContain(reason);
   });
 
+  it("takes IPv4 and IPv6 listen addresses and localhost, nothing else", () => {
+    for (const bind of ["0.0.0.0", "192.168.1.20", "::", "::1", "fe80::1", "localhost"]) {
+      expect(readSettings({ ASSISTANT_BIND: bind }).bind).toBe(bind);
+    }
+    for (const bind of ["256.1.1.1", "1.2.3", "1.2.3.4.5", "my-laptop", ":::1", "[::1]"]) {
+      expect(() => readSettings({ ASSISTANT_BIND: bind }), bind).toThrow("ASSISTANT_BIND: must be an IP address");
+    }
+  });
+
   it("names every bad variable at once", () => {
     const error = configError(() => readSettings({ ASSISTANT_PORT: "x", ASSISTANT_LOG: "loud", ASSISTANT_BIND: "" }));
     expect(error.message).toBe(

@@ -1,16 +1,11 @@
 import * as z from "zod";
+import { type ProviderName, ROUTE_PROVIDERS } from "../providerIds.ts";
 import { httpUrl, nonEmptyString } from "./common.ts";
 
 // llm_router.yaml (docs/configuration.md, docs/models.md). Strict everywhere except `model_options.*.extra`: a typo in
 // a key must be an error, not a silently ignored setting.
 
-/** Names allowed under `providers`. */
-export const PROVIDER_NAMES = ["local_server", "cloud_a", "cloud_azure", "cloud_b", "lowbit_server"] as const;
-/** Provider ids allowed in a route entry: the configurable providers plus the two built-in ones. */
-export const ROUTE_PROVIDERS = ["assistant_embedded", "assistant_core", ...PROVIDER_NAMES] as const;
-
-export type ProviderName = (typeof PROVIDER_NAMES)[number];
-export type RouteProvider = (typeof ROUTE_PROVIDERS)[number];
+export { PROVIDER_NAMES, type ProviderName, ROUTE_PROVIDERS, type RouteProvider } from "../providerIds.ts";
 
 export const INT32_MIN = -2_147_483_648;
 export const INT32_MAX = 2_147_483_647;
