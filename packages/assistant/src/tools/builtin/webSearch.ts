@@ -51,8 +51,6 @@ export const webSearchTool = defineTool({
     if (!res.ok) {
       await res.body?.cancel().catch(() => {});
       throw new ToolFailure(statusFailure(res.status));
-    // Snippets carry <strong> and entities. The HTML reader is loaded on first use (its libraries are heavy).
-    const { htmlSnippetText } = await import("../html.ts");
     }
     const raw = await readCapped(res, signal, ctx.signal);
     let data: unknown;
@@ -63,6 +61,8 @@ export const webSearchTool = defineTool({
     }
     const results = resultsOf(data);
     if (results.length === 0) return { text: `No results for "${args.query}".`, untrusted: "web search results" };
+    // Snippets carry <strong> and entities. The HTML reader is loaded on first use (its libraries are heavy).
+    const { htmlSnippetText } = await import("../html.ts");
     const lines = results.slice(0, RESULT_COUNT).map((r, i) => {
       const title = htmlSnippetText(typeof r.title === "string" ? r.title : "") || "(untitled)";
       const link = typeof r.url === "string" ? r.url : "";
