@@ -1,3 +1,4 @@
+import type { AssistantClient, TaskStreamMessage } from "@assistant/client";
 import type { Command } from "commander";
 import { AppError } from "../util/errors.ts";
 import { type CliContext, output } from "./context.ts";
@@ -35,7 +36,7 @@ export function registerChatCommand(program: Command, ctx: CliContext): void {
     });
 }
 
-type Client = Awaited<ReturnType<typeof import("./daemonClient.ts").connectDaemon>>;
+type Client = AssistantClient;
 
 async function oneShot(ctx: CliContext, client: Client, message: string, opts: ChatOptions): Promise<void> {
   const { withDaemon } = await import("./daemonClient.ts");
@@ -45,7 +46,7 @@ async function oneShot(ctx: CliContext, client: Client, message: string, opts: C
     ...(opts.taskType ? { task_type: opts.taskType } : {}),
   };
   if (opts.json) {
-    const reply = await withDaemon("there is nobody to chat with", () => client.sendMessage(body));
+    const reply = await withDaemon("there is nobody to chat with", () => client.sendMessage({ ...body, wait: true }));
     output(ctx, true, reply, () => "");
     return;
   }
@@ -77,13 +78,13 @@ export function isYes(answer: string | undefined): boolean {
  */
 export async function handleApproval(
   ctx: CliContext,
-  client: Pick<Client, "request">,
-  data: Record<string, unknown>,
+  client: Pick<Client, "approveQueueItem" | "denyQueueItem">,
+  data: Extract<TaskStreamMessage, { event: "approval_requested" }>["data"],
   ask: Ask | undefined,
 ): Promise<"approved" | "denied" | "shown" | "failed"> {
-  const itemId = String(data.queue_item_id);
-  const tool = String(data.tool);
-  ctx.stdout.write(`approval needed: ${tool} (rule: ${String(data.rule)}, queue item ${itemId})\n`);
+  const itemId = data.queue_item_id;
+  const tool = data.tool;
+  ctx.stdout.write(`approval needed: ${tool} (rule: ${data.rule}, queue item ${itemId})\n`);
   if (!ask) {
     ctx.stdout.write(
       `approve it with \`assistant permissions queue approve ${itemId}\` or deny it with \`assistant permissions queue deny ${itemId}\`\n`,
@@ -94,7 +95,7 @@ export async function handleApproval(
   const { withDaemon } = await import("./daemonClient.ts");
   try {
     await withDaemon(`item ${itemId} cannot be changed`, () =>
-      client.request("POST", `/api/permissions/queue/${encodeURIComponent(itemId)}/${action}`, {}),
+      action === "approve" ? client.approveQueueItem(itemId, {}) : client.denyQueueItem(itemId, {}),
     );
   } catch (error) {
     ctx.stderr.write(`error: ${(error as Error).message}\n`); // expired or resolved elsewhere: the chat goes on
@@ -122,35 +123,33 @@ async function streamReply(
     midLine = false;
   };
   await withDaemon("there is nobody to chat with", async () => {
-    for await (const { event, data } of client.streamMessage(body, signal)) {
-      if (event === "start") sessionId = String(data.session_id);
+    for await (const { event, data } of client.sendMessageStream(body, signal ? { signal } : {})) {
+      if (event === "start") sessionId = data.session_id;
       else if (event === "token") {
-        const delta = String(data.delta);
+        const delta = data.delta;
         ctx.stdout.write(delta);
         printed = true;
         if (delta) midLine = !delta.endsWith("\n");
       } else if (event === "tool_call") {
         const args = data.arguments === null ? "(invalid arguments)" : JSON.stringify(data.arguments ?? {});
-        line(dim(ctx, `  tool_call ${String(data.name)} ${short(args)}`));
+        line(dim(ctx, `  tool_call ${data.name} ${short(args)}`));
       } else if (event === "tool_result") {
-        const first =
-          String(data.output ?? "")
-            .split("\n")
-            .find((l) => l.trim()) ?? "";
-        line(dim(ctx, `  tool_result ${String(data.name)} ${String(data.status)}${first ? `: ${short(first)}` : ""}`));
+        const first = data.output.split("\n").find((l) => l.trim()) ?? "";
+        line(dim(ctx, `  tool_result ${data.name} ${data.status}${first ? `: ${short(first)}` : ""}`));
       } else if (event === "approval_requested") {
         if (midLine) line("");
         await handleApproval(ctx, client, data, ask);
       } else if (event === "reset") {
-        ctx.stdout.write(`\n[the answer was cut off (${String(data.reason)}); trying again]\n`);
+        ctx.stdout.write("\n[the answer was cut off; trying again]\n");
       } else if (event === "done") {
         midLine = false;
-        sessionId = String(data.session_id);
-        if (data.command === true) ctx.stdout.write(String(data.reply));
+        const command = "command" in data;
+        sessionId = data.session_id;
+        if (command) ctx.stdout.write(data.reply);
         ctx.stdout.write("\n");
-        if (!printed && data.command !== true && String(data.reply) === "") ctx.stderr.write("(empty answer)\n");
+        if (!printed && !command && data.reply === "") ctx.stderr.write("(empty answer)\n");
       } else if (event === "error") {
-        const error = (data as { error: { code: string; message: string; details?: Record<string, unknown> } }).error;
+        const { error } = data;
         ctx.stdout.write(printed ? "\n" : "");
         const { ApiError } = await import("@assistant/client");
         throw new ApiError(error.code, error.message, 502, error.details);

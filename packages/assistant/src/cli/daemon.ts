@@ -137,7 +137,7 @@ export function registerDaemonCommands(program: Command, ctx: CliContext): void 
       const status = await new AssistantClient({
         baseUrl: probe.url,
         token: readAuthToken(ctx.paths.authToken),
-      }).status();
+      }).getStatus();
       const info = probe.info;
       const supervised = !info.supervisor_pid
         ? "not supervised: started with --foreground"

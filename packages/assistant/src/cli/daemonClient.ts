@@ -2,8 +2,9 @@ import type { AssistantClient } from "@assistant/client";
 import { AppError } from "../util/errors.ts";
 import type { CliContext } from "./context.ts";
 
-// Commands that need the running daemon (chat, router metrics, doctor --advice...) connect through here, so each
-// says the same thing when it is not running.
+// Commands that need the running daemon (chat, tasks, router metrics, doctor --advice...) call it through here
+// with the typed client's methods, so each says the same thing when it is not running and reads the answers as
+// the API declares them.
 
 /** A client of the running daemon; `provider_unavailable` naming `what` when no daemon runs. */
 export async function connectDaemon(ctx: CliContext, what: string): Promise<AssistantClient> {
@@ -25,6 +26,14 @@ export function notRunning(what: string): AppError {
   );
 }
 
+/**
+ * A value as the user typed it, sent on unchecked where the API wants a number or one of a few words: the
+ * daemon's validation words the error (`query.limit: ...`), the same for the CLI as for any client.
+ */
+export function asTyped<T>(typed: string): T {
+  return typed as unknown as T;
+}
+
 /** Runs a daemon call; "unreachable" (it died meanwhile) gets the same message as "not running". */
 export async function withDaemon<T>(what: string, call: () => Promise<T>): Promise<T> {
   const { ApiError } = await import("@assistant/client");
@@ -37,16 +46,14 @@ export async function withDaemon<T>(what: string, call: () => Promise<T>): Promi
   }
 }
 
-/** One request to the running daemon, with the not-running and error handling above. */
-export async function daemonRequest<T>(
+/** One call to the running daemon through the typed client, with the not-running and error handling above. */
+export async function callDaemon<T>(
   ctx: CliContext,
   what: string,
-  method: "GET" | "POST" | "PUT" | "DELETE",
-  path: string,
-  body?: unknown,
+  call: (client: AssistantClient) => Promise<T>,
 ): Promise<T> {
   const client = await connectDaemon(ctx, what);
-  return withDaemon(what, () => client.request<T>(method, path, body));
+  return withDaemon(what, () => call(client));
 }
 
 const KNOWN = new Set([

@@ -1,23 +1,16 @@
 import type { Command } from "commander";
-import type { SearchHit } from "../memory/search.ts";
-import type { MemoryOverview, MemorySettings } from "../memory/service.ts";
-import type { MemoryRecord } from "../memory/store.ts";
 import { type CliContext, output } from "./context.ts";
+import { asTyped, callDaemon } from "./daemonClient.ts";
 
 // `assistant memory ...`: the second brain over the daemon's HTTP API (the same service as the memory tools and
 // the UIs' Memory views).
 
-const BASE = "/api/memory/second-brain";
 const KINDS = "fact, preference, person, project or decision";
 
 export function registerMemoryCommands(program: Command, ctx: CliContext): void {
   const memory = program
     .command("memory")
     .description("the second brain: what the assistant remembers, learning on/off, search, remember, forget");
-  const call = async <T>(what: string, method: "GET" | "POST" | "DELETE", path: string, body?: unknown) => {
-    const { daemonRequest } = await import("./daemonClient.ts");
-    return daemonRequest<T>(ctx, what, method, path, body);
-  };
   const format = () => import("../memory/format.ts");
 
   memory
@@ -26,10 +19,8 @@ export function registerMemoryCommands(program: Command, ctx: CliContext): void 
     .option("--recent <n>", "recent memories to show (0-100)", "10")
     .option("--json", "machine-readable output")
     .action(async (opts: { recent: string; json?: boolean }) => {
-      const value = await call<MemoryOverview>(
-        "the memory overview cannot be read",
-        "GET",
-        `${BASE}/overview?recent=${encodeURIComponent(opts.recent)}`,
+      const value = await callDaemon(ctx, "the memory overview cannot be read", (client) =>
+        client.getMemoryOverview({ recent: asTyped(opts.recent) }),
       );
       const { formatOverview } = await format();
       output(ctx, opts.json, value, () => formatOverview(value));
@@ -41,12 +32,13 @@ export function registerMemoryCommands(program: Command, ctx: CliContext): void 
     .option("--limit <n>", "results (1-100)", "10")
     .option("--json", "machine-readable output")
     .action(async (words: string[], opts: { kind?: string; limit: string; json?: boolean }) => {
-      const query = new URLSearchParams({
-        q: words.join(" "),
-        limit: opts.limit,
-        ...(opts.kind ? { kind: opts.kind } : {}),
-      });
-      const value = await call<{ items: SearchHit[] }>("memory search failed", "GET", `${BASE}/search?${query}`);
+      const value = await callDaemon(ctx, "memory search failed", (client) =>
+        client.searchMemory({
+          q: words.join(" "),
+          limit: asTyped(opts.limit),
+          ...(opts.kind ? { kind: asTyped(opts.kind) } : {}),
+        }),
+      );
       const { formatHits } = await format();
       output(ctx, opts.json, value, () => formatHits(value.items));
     });
@@ -57,11 +49,12 @@ export function registerMemoryCommands(program: Command, ctx: CliContext): void 
     .option("--subject <subject>", "what it is about; a new memory of the same kind and subject replaces the old one")
     .option("--json", "machine-readable output")
     .action(async (words: string[], opts: { kind: string; subject?: string; json?: boolean }) => {
-      const value = await call<{ memory: MemoryRecord; action: "created" | "updated" }>(
-        "the memory was not stored",
-        "POST",
-        `${BASE}/items`,
-        { content: words.join(" "), kind: opts.kind, ...(opts.subject !== undefined ? { subject: opts.subject } : {}) },
+      const value = await callDaemon(ctx, "the memory was not stored", (client) =>
+        client.createMemory({
+          content: words.join(" "),
+          kind: asTyped(opts.kind),
+          ...(opts.subject !== undefined ? { subject: opts.subject } : {}),
+        }),
       );
       const { formatMemory } = await format();
       output(
@@ -76,11 +69,7 @@ export function registerMemoryCommands(program: Command, ctx: CliContext): void 
     .description("delete one memory (ids come from search or overview)")
     .option("--json", "machine-readable output")
     .action(async (id: string, opts: { json?: boolean }) => {
-      const value = await call<{ removed: MemoryRecord }>(
-        "the memory was not forgotten",
-        "DELETE",
-        `${BASE}/items/${encodeURIComponent(id)}`,
-      );
+      const value = await callDaemon(ctx, "the memory was not forgotten", (client) => client.deleteMemory(id));
       output(ctx, opts.json, value, () => `Forgot ${value.removed.id}: ${value.removed.content}`);
     });
   memory
@@ -96,7 +85,7 @@ export function registerMemoryCommands(program: Command, ctx: CliContext): void 
           "this deletes every memory and cannot be undone: run it again with --yes",
         );
       }
-      const value = await call<{ removed: number }>("memory was not cleared", "POST", `${BASE}/clear`);
+      const value = await callDaemon(ctx, "memory was not cleared", (client) => client.clearMemory());
       output(ctx, opts.json, value, () => `Cleared ${value.removed} memories.`);
     });
   for (const action of ["pause", "resume"] as const) {
@@ -105,9 +94,9 @@ export function registerMemoryCommands(program: Command, ctx: CliContext): void 
       .description(action === "pause" ? "pause learning from conversations" : "resume learning from conversations")
       .option("--json", "machine-readable output")
       .action(async (opts: { json?: boolean }) => {
-        const value = await call<MemorySettings>(`learning was not ${action}d`, "POST", `${BASE}/settings`, {
-          learning_enabled: action === "resume",
-        });
+        const value = await callDaemon(ctx, `learning was not ${action}d`, (client) =>
+          client.setMemorySettings({ learning_enabled: action === "resume" }),
+        );
         const { formatSettings } = await format();
         output(ctx, opts.json, value, () => formatSettings(value));
       });
@@ -117,7 +106,7 @@ export function registerMemoryCommands(program: Command, ctx: CliContext): void 
     .description("learning state, graph expansion and the embedder in use (or why search is text only)")
     .option("--json", "machine-readable output")
     .action(async (opts: { json?: boolean }) => {
-      const value = await call<MemorySettings>("memory settings cannot be read", "GET", `${BASE}/settings`);
+      const value = await callDaemon(ctx, "memory settings cannot be read", (client) => client.getMemorySettings());
       const { formatSettings } = await format();
       output(ctx, opts.json, value, () => formatSettings(value));
     });

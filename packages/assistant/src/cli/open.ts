@@ -14,7 +14,7 @@ export function registerOpenCommand(program: Command, ctx: CliContext): void {
     .action(async (opts: { print?: boolean; json?: boolean }) => {
       const what = "no login link can be made";
       const client = await connectDaemon(ctx, what);
-      const login = await withDaemon(what, () => client.loginCode());
+      const login = await withDaemon(what, () => client.createLoginCode());
       const { openBrowser } = await import("./openBrowser.ts");
       const result = opts.print ? undefined : await openBrowser(login.url, ctx.env);
       const reason = result && !result.opened ? result.reason : null;

@@ -1,42 +1,36 @@
+import type { AssistantClient, QueueItem } from "@assistant/client";
 import type { Command } from "commander";
-import type { Decision } from "../tools/approvals/decisions.ts";
-import type { QueueItem } from "../tools/approvals/queue.ts";
 import { AppError } from "../util/errors.ts";
 import { type CliContext, output } from "./context.ts";
+import { asTyped, callDaemon, connectDaemon, withDaemon } from "./daemonClient.ts";
 
 // `assistant permissions queue|decisions|mode`: the review queue, persistent decisions and approval mode live in
 // the running daemon, so every command talks to it (docs/cli.md#permissions).
 
-const STATUSES = ["pending", "approved", "denied", "expired"];
-const MODES = ["ask_me", "allow_all"];
-
-interface Page<T> {
-  items: T[];
-  next_cursor: string | null;
-}
-
-async function call<T>(ctx: CliContext, what: string, method: string, path: string, body?: unknown): Promise<T> {
-  const { connectDaemon, withDaemon } = await import("./daemonClient.ts");
-  const client = await connectDaemon(ctx, what);
-  return await withDaemon(what, () => client.request<T>(method, path, body));
-}
+const STATUSES = ["pending", "approved", "denied", "expired"] as const;
+const MODES = ["ask_me", "allow_all"] as const;
+const PAGE = 500;
 
 /** Follows next_cursor to the end (the CLI shows the whole list). */
-async function allPages<T>(ctx: CliContext, what: string, path: string, query: URLSearchParams): Promise<T[]> {
+async function allPages<T>(
+  ctx: CliContext,
+  what: string,
+  page: (
+    client: AssistantClient,
+    cursor: { cursor: string } | undefined,
+  ) => Promise<{ items: T[]; next_cursor: string | null }>,
+): Promise<T[]> {
+  const client = await connectDaemon(ctx, what);
   const items: T[] = [];
   let cursor: string | null = null;
   do {
-    const params = new URLSearchParams(query);
-    params.set("limit", "500");
-    if (cursor) params.set("cursor", cursor);
-    const page: Page<T> = await call<Page<T>>(ctx, what, "GET", `${path}?${params}`);
-    items.push(...page.items);
-    cursor = page.next_cursor;
+    const from: { cursor: string } | undefined = cursor ? { cursor } : undefined;
+    const next: { items: T[]; next_cursor: string | null } = await withDaemon(what, () => page(client, from));
+    items.push(...next.items);
+    cursor = next.next_cursor;
   } while (cursor);
   return items;
 }
-
-const id = (value: string) => encodeURIComponent(value);
 
 export function registerPermissionsCommands(program: Command, ctx: CliContext): void {
   const permissions = program
@@ -50,15 +44,12 @@ export function registerPermissionsCommands(program: Command, ctx: CliContext): 
     .option("--status <status>", `only items in this state (${STATUSES.join(", ")})`)
     .option("--json", "machine-readable output")
     .action(async (opts: { status?: string; json?: boolean }) => {
-      if (opts.status !== undefined && !STATUSES.includes(opts.status)) {
+      const status = STATUSES.find((known) => known === opts.status);
+      if (opts.status !== undefined && !status) {
         throw new AppError("invalid_request", `--status must be one of ${STATUSES.join(", ")} (got "${opts.status}")`);
       }
-      const query = new URLSearchParams(opts.status ? { status: opts.status } : {});
-      const items = await allPages<QueueItem>(
-        ctx,
-        "the review queue cannot be listed",
-        "/api/permissions/queue",
-        query,
+      const items = await allPages<QueueItem>(ctx, "the review queue cannot be listed", (client, from) =>
+        client.listQueueItems({ ...(status ? { status } : {}), limit: PAGE, ...from }),
       );
       output(ctx, opts.json, items, () => formatQueue(items, opts.status));
     });
@@ -76,12 +67,13 @@ export function registerPermissionsCommands(program: Command, ctx: CliContext): 
       .option("--note <text>", "a note for the record (at most 2000 characters)")
       .option("--json", "machine-readable output")
       .action(async (itemId: string, opts: { note?: string; json?: boolean }) => {
-        const item = await call<QueueItem>(
-          ctx,
-          `item ${itemId} cannot be changed`,
-          "POST",
-          `/api/permissions/queue/${id(itemId)}/${action}`,
-          opts.note !== undefined ? { note: opts.note } : {},
+        const body = opts.note !== undefined ? { note: opts.note } : {};
+        const item = await callDaemon(ctx, `item ${itemId} cannot be changed`, (client) =>
+          action === "approve"
+            ? client.approveQueueItem(itemId, body)
+            : action === "deny"
+              ? client.denyQueueItem(itemId, body)
+              : client.expireQueueItem(itemId, body),
         );
         output(
           ctx,
@@ -98,11 +90,8 @@ export function registerPermissionsCommands(program: Command, ctx: CliContext): 
     .description("every persistent decision")
     .option("--json", "machine-readable output")
     .action(async (opts: { json?: boolean }) => {
-      const items = await allPages<Decision>(
-        ctx,
-        "the decisions cannot be listed",
-        "/api/permissions/decisions",
-        new URLSearchParams(),
+      const items = await allPages(ctx, "the decisions cannot be listed", (client, from) =>
+        client.listDecisions({ limit: PAGE, ...from }),
       );
       output(ctx, opts.json, items, () =>
         items.length === 0
@@ -118,11 +107,9 @@ export function registerPermissionsCommands(program: Command, ctx: CliContext): 
     .argument("<effect>", "allow or deny")
     .option("--json", "machine-readable output")
     .action(async (tool: string, scope: string, effect: string, opts: { json?: boolean }) => {
-      const decision = await call<Decision>(ctx, "no decision can be added", "POST", "/api/permissions/decisions", {
-        tool,
-        scope,
-        effect,
-      });
+      const decision = await callDaemon(ctx, "no decision can be added", (client) =>
+        client.createDecision({ tool, scope, effect: asTyped(effect) }),
+      );
       output(
         ctx,
         opts.json,
@@ -136,12 +123,7 @@ export function registerPermissionsCommands(program: Command, ctx: CliContext): 
     .argument("<id>", "decision id (`assistant permissions decisions list`)")
     .option("--json", "machine-readable output")
     .action(async (decisionId: string, opts: { json?: boolean }) => {
-      const result = await call<{ id: string; deleted: true }>(
-        ctx,
-        "no decision can be deleted",
-        "DELETE",
-        `/api/permissions/decisions/${id(decisionId)}`,
-      );
+      const result = await callDaemon(ctx, "no decision can be deleted", (client) => client.deleteDecision(decisionId));
       output(ctx, opts.json, result, () => `deleted ${result.id}`);
     });
 
@@ -151,14 +133,13 @@ export function registerPermissionsCommands(program: Command, ctx: CliContext): 
     .argument("[mode]", MODES.join(" or "))
     .option("--json", "machine-readable output")
     .action(async (mode: string | undefined, opts: { json?: boolean }) => {
-      if (mode !== undefined && !MODES.includes(mode)) {
+      const known = MODES.find((name) => name === mode);
+      if (mode !== undefined && !known) {
         throw new AppError("invalid_request", `mode must be ${MODES.join(" or ")} (got "${mode}")`);
       }
-      const what = "the approval mode is not available";
-      const result =
-        mode === undefined
-          ? await call<{ mode: string }>(ctx, what, "GET", "/api/permissions/mode")
-          : await call<{ mode: string }>(ctx, what, "POST", "/api/permissions/mode", { mode });
+      const result = await callDaemon(ctx, "the approval mode is not available", (client) =>
+        known ? client.setApprovalMode({ mode: known }) : client.getApprovalMode(),
+      );
       output(ctx, opts.json, result, () => `approval mode: ${result.mode}`);
     });
 }

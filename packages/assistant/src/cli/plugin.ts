@@ -1,28 +1,19 @@
 import { resolve } from "node:path";
 import type { Command } from "commander";
-import type { CatalogEntry } from "../plugins/catalog.ts";
-import type { InvalidPlugin, PluginInfo } from "../plugins/registry.ts";
 import { type CliContext, output } from "./context.ts";
+import { callDaemon } from "./daemonClient.ts";
 
 // `assistant plugin list|reload|install <PATH>|uninstall <ID>|catalog|reset-reputation [ID]`
 // (docs/cli.md#plugins), over the daemon's plugin routes: the daemon owns the plugins folder and the running instances.
 
 export function registerPluginCommands(program: Command, ctx: CliContext): void {
   const plugin = program.command("plugin").description("WASM plugins: sandboxed tools, channels and routers");
-  const call = async <T>(what: string, method: "GET" | "POST" | "DELETE", path: string, body?: unknown) => {
-    const { daemonRequest } = await import("./daemonClient.ts");
-    return daemonRequest<T>(ctx, what, method, path, body);
-  };
   plugin
     .command("list")
     .description("installed plugins with score and disabled-by-reputation state")
     .option("--json", "machine-readable output")
     .action(async (opts: { json?: boolean }) => {
-      const value = await call<{ items: PluginInfo[]; invalid: InvalidPlugin[] }>(
-        "plugins cannot be listed",
-        "GET",
-        "/api/plugins",
-      );
+      const value = await callDaemon(ctx, "plugins cannot be listed", (client) => client.listPlugins());
       const { formatPlugins } = await import("../plugins/format.ts");
       output(ctx, opts.json, value, () => formatPlugins(value.items, value.invalid));
     });
@@ -31,11 +22,7 @@ export function registerPluginCommands(program: Command, ctx: CliContext): void 
     .description("reload every plugin's manifest and module without restarting the daemon")
     .option("--json", "machine-readable output")
     .action(async (opts: { json?: boolean }) => {
-      const value = await call<{ loaded: string[]; invalid: InvalidPlugin[] }>(
-        "plugins cannot be reloaded",
-        "POST",
-        "/api/plugins/reload",
-      );
+      const value = await callDaemon(ctx, "plugins cannot be reloaded", (client) => client.reloadPlugins());
       const { formatPluginReload } = await import("../plugins/format.ts");
       output(ctx, opts.json, value, () => formatPluginReload(value));
     });
@@ -45,10 +32,9 @@ export function registerPluginCommands(program: Command, ctx: CliContext): void 
     .option("--replace", "replace an installed plugin with the same id")
     .option("--json", "machine-readable output")
     .action(async (path: string, opts: { replace?: boolean; json?: boolean }) => {
-      const value = await call<PluginInfo>("the plugin was not installed", "POST", "/api/plugins/install", {
-        path: resolve(path),
-        ...(opts.replace ? { replace: true } : {}),
-      });
+      const value = await callDaemon(ctx, "the plugin was not installed", (client) =>
+        client.installPlugin({ path: resolve(path), ...(opts.replace ? { replace: true } : {}) }),
+      );
       output(ctx, opts.json, value, () => {
         const hosts = value.capabilities.allowed_hosts;
         return [
@@ -64,11 +50,7 @@ export function registerPluginCommands(program: Command, ctx: CliContext): void 
     .description("remove a plugin and its reputation")
     .option("--json", "machine-readable output")
     .action(async (id: string, opts: { json?: boolean }) => {
-      const value = await call<{ removed: string }>(
-        "the plugin was not removed",
-        "DELETE",
-        `/api/plugins/${encodeURIComponent(id)}`,
-      );
+      const value = await callDaemon(ctx, "the plugin was not removed", (client) => client.uninstallPlugin(id));
       output(ctx, opts.json, value, () => `Removed plugin ${value.removed}.`);
     });
   plugin
@@ -76,7 +58,7 @@ export function registerPluginCommands(program: Command, ctx: CliContext): void 
     .description("every installed plugin and skill with author, version, trust level and status")
     .option("--json", "machine-readable output")
     .action(async (opts: { json?: boolean }) => {
-      const value = await call<{ items: CatalogEntry[] }>("the catalog cannot be read", "GET", "/api/plugins/catalog");
+      const value = await callDaemon(ctx, "the catalog cannot be read", (client) => client.listCatalog());
       const { table } = await import("../llm/format.ts");
       output(ctx, opts.json, value, () =>
         value.items.length === 0
@@ -100,11 +82,8 @@ export function registerPluginCommands(program: Command, ctx: CliContext): void 
     .description("reset one plugin's reputation (enabling it again), or every plugin's without an id")
     .option("--json", "machine-readable output")
     .action(async (id: string | undefined, opts: { json?: boolean }) => {
-      const value = await call<{ reset: string }>(
-        "the reputation was not reset",
-        "POST",
-        "/api/plugins/reputation/reset",
-        id ? { plugin_id: id } : {},
+      const value = await callDaemon(ctx, "the reputation was not reset", (client) =>
+        client.resetPluginReputation(id ? { plugin_id: id } : {}),
       );
       output(ctx, opts.json, value, () =>
         value.reset === "all" ? "Every plugin's reputation was reset." : `Reputation of ${value.reset} reset.`,

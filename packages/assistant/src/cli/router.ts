@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { AppError } from "../util/errors.ts";
 import { type CliContext, output } from "./context.ts";
+import { callDaemon } from "./daemonClient.ts";
 
 // `assistant router metrics|discover|show` and `assistant discover`. Metrics live in the running daemon; discovery
 // and `show` work on this machine and the router file without it.
@@ -13,13 +14,8 @@ export function registerRouterCommands(program: Command, ctx: CliContext): void 
     .description("calls, failures, retries, fallbacks, latency, tokens and cost per provider/model (daemon must be up)")
     .option("--json", "machine-readable output")
     .action(async (opts: { json?: boolean }) => {
-      const { connectDaemon, withDaemon } = await import("./daemonClient.ts");
       const { formatMetrics } = await import("../llm/format.ts");
-      const what = "there are no router metrics";
-      const client = await connectDaemon(ctx, what);
-      const snapshot = await withDaemon(what, () =>
-        client.request<import("../llm/metrics.ts").MetricsSnapshot>("GET", "/api/router/metrics"),
-      );
+      const snapshot = await callDaemon(ctx, "there are no router metrics", (client) => client.getRouterMetrics());
       output(ctx, opts.json, snapshot, () => formatMetrics(snapshot));
     });
 

@@ -1,6 +1,7 @@
+import type { Schedule } from "@assistant/client";
 import type { Command } from "commander";
-import type { ScheduleRecord } from "../scheduler/store.ts";
 import { type CliContext, output } from "./context.ts";
+import { asTyped, callDaemon } from "./daemonClient.ts";
 
 // `assistant schedule list|create|delete|pause|resume`: the daemon's schedules over its HTTP API (same service as
 // /schedule in chat).
@@ -16,12 +17,7 @@ export function registerScheduleCommands(program: Command, ctx: CliContext): voi
   const schedule = program
     .command("schedule")
     .description("recurring schedules: a message run as a task every N seconds or on a cron expression");
-  const call = async <T>(what: string, method: "GET" | "POST" | "DELETE", path: string, body?: unknown) => {
-    const { daemonRequest } = await import("./daemonClient.ts");
-    return daemonRequest<T>(ctx, what, method, path, body);
-  };
-  const path = (id: string, action = "") => `/api/schedules/${encodeURIComponent(id)}${action}`;
-  const show = async (value: ScheduleRecord, json: boolean | undefined, title: string) => {
+  const show = async (value: Schedule, json: boolean | undefined, title: string) => {
     const { formatSchedule } = await import("../scheduler/format.ts");
     output(ctx, json, value, () => `${title}\n${formatSchedule(value)}`);
   };
@@ -30,10 +26,8 @@ export function registerScheduleCommands(program: Command, ctx: CliContext): voi
     .description("schedules, newest first")
     .option("--json", "machine-readable output")
     .action(async (opts: { json?: boolean }) => {
-      const value = await call<{ items: ScheduleRecord[] }>(
-        "schedules cannot be listed",
-        "GET",
-        "/api/schedules?limit=500",
+      const value = await callDaemon(ctx, "schedules cannot be listed", (client) =>
+        client.listSchedules({ limit: 500 }),
       );
       const { formatSchedules } = await import("../scheduler/format.ts");
       output(ctx, opts.json, value, () => formatSchedules(value.items));
@@ -58,17 +52,19 @@ export function registerScheduleCommands(program: Command, ctx: CliContext): voi
           "usage: assistant schedule create <NAME> <INTERVAL_SEC> <DESCRIPTION>, or <NAME> <DESCRIPTION> --cron <expr>",
         );
       }
-      const value = await call<ScheduleRecord>("the schedule was not created", "POST", "/api/schedules", {
-        name,
-        description,
-        // A number when it looks like one; anything else is sent as is, so the daemon says what is wrong with it.
-        ...(interval !== undefined
-          ? { interval_secs: /^-?\d+(\.\d+)?$/.test(interval) ? Number(interval) : interval }
-          : {}),
-        ...(opts.cron !== undefined ? { cron: opts.cron } : {}),
-        ...(opts.timezone !== undefined ? { timezone: opts.timezone } : {}),
-        ...(opts.taskType !== undefined ? { task_type: opts.taskType } : {}),
-      });
+      const value = await callDaemon(ctx, "the schedule was not created", (client) =>
+        client.createSchedule({
+          name,
+          description,
+          // A number when it looks like one; anything else is sent as is, so the daemon says what is wrong with it.
+          ...(interval !== undefined
+            ? { interval_secs: /^-?\d+(\.\d+)?$/.test(interval) ? Number(interval) : asTyped<number>(interval) }
+            : {}),
+          ...(opts.cron !== undefined ? { cron: opts.cron } : {}),
+          ...(opts.timezone !== undefined ? { timezone: opts.timezone } : {}),
+          ...(opts.taskType !== undefined ? { task_type: opts.taskType } : {}),
+        }),
+      );
       await show(value, opts.json, `Created schedule ${value.id}.`);
     });
   schedule
@@ -76,7 +72,7 @@ export function registerScheduleCommands(program: Command, ctx: CliContext): voi
     .description("delete a schedule (a run in flight finishes)")
     .option("--json", "machine-readable output")
     .action(async (id: string, opts: { json?: boolean }) => {
-      const value = await call<{ removed: string }>("the schedule was not deleted", "DELETE", path(id));
+      const value = await callDaemon(ctx, "the schedule was not deleted", (client) => client.deleteSchedule(id));
       output(ctx, opts.json, value, () => `Deleted schedule ${value.removed}.`);
     });
   for (const action of ["pause", "resume"] as const) {
@@ -85,7 +81,9 @@ export function registerScheduleCommands(program: Command, ctx: CliContext): voi
       .description(action === "pause" ? "pause a schedule" : "resume a paused schedule (next run one window from now)")
       .option("--json", "machine-readable output")
       .action(async (id: string, opts: { json?: boolean }) => {
-        const value = await call<ScheduleRecord>(`the schedule was not ${action}d`, "POST", path(id, `/${action}`));
+        const value = await callDaemon(ctx, `the schedule was not ${action}d`, (client) =>
+          action === "pause" ? client.pauseSchedule(id) : client.resumeSchedule(id),
+        );
         await show(value, opts.json, action === "pause" ? "Paused:" : "Resumed:");
       });
   }

@@ -156,7 +156,7 @@ async function doctorAdvice(ctx: CliContext, json: boolean | undefined): Promise
   const { formatChecks } = await import("../doctor/format.ts");
   const what = "it cannot give advice";
   const client = await connectDaemon(ctx, what);
-  const report = await withDaemon(what, () => client.doctor());
+  const report = await withDaemon(what, () => client.getDoctorReport());
   output(ctx, json, report, () =>
     [formatChecks(report.checks), "", "Advice:", ...report.advice.map((line) => `  - ${line}`)].join("\n"),
   );

@@ -1,27 +1,18 @@
 import type { Command } from "commander";
-import type { InvalidSkill, ReloadResult, SkillInfo } from "../skills/registry.ts";
-import type { SkillInstallResult } from "../skills/service.ts";
 import { type CliContext, output } from "./context.ts";
+import { callDaemon } from "./daemonClient.ts";
 
 // `assistant skill list|reload|install <url>|uninstall <name>`: the daemon's skills (same services as /skills
 // and the install_skill tool; an install from here is the operator's own and skips the approval step).
 
 export function registerSkillCommands(program: Command, ctx: CliContext): void {
   const skill = program.command("skill").description("skills: SKILL.md folders the agent can follow");
-  const call = async <T>(what: string, method: "GET" | "POST" | "DELETE", path: string, body?: unknown) => {
-    const { daemonRequest } = await import("./daemonClient.ts");
-    return daemonRequest<T>(ctx, what, method, path, body);
-  };
   skill
     .command("list")
     .description("installed skills, and folders skipped with the reason")
     .option("--json", "machine-readable output")
     .action(async (opts: { json?: boolean }) => {
-      const value = await call<{ items: SkillInfo[]; invalid: InvalidSkill[] }>(
-        "skills cannot be listed",
-        "GET",
-        "/api/skills",
-      );
+      const value = await callDaemon(ctx, "skills cannot be listed", (client) => client.listSkills());
       const { formatSkills } = await import("../skills/format.ts");
       output(ctx, opts.json, value, () => formatSkills(value.items, value.invalid));
     });
@@ -30,7 +21,7 @@ export function registerSkillCommands(program: Command, ctx: CliContext): void {
     .description("rescan the skills folder (after copying a skill folder in by hand)")
     .option("--json", "machine-readable output")
     .action(async (opts: { json?: boolean }) => {
-      const value = await call<ReloadResult>("skills cannot be reloaded", "POST", "/api/skills/reload");
+      const value = await callDaemon(ctx, "skills cannot be reloaded", (client) => client.reloadSkills());
       const { formatReload } = await import("../skills/format.ts");
       output(ctx, opts.json, value, () => formatReload(value));
     });
@@ -40,10 +31,9 @@ export function registerSkillCommands(program: Command, ctx: CliContext): void {
     .option("--replace", "replace an installed skill of the same name")
     .option("--json", "machine-readable output")
     .action(async (url: string, opts: { replace?: boolean; json?: boolean }) => {
-      const value = await call<SkillInstallResult>("the skill was not installed", "POST", "/api/skills/install", {
-        url,
-        ...(opts.replace ? { replace: true } : {}),
-      });
+      const value = await callDaemon(ctx, "the skill was not installed", (client) =>
+        client.installSkill({ url, ...(opts.replace ? { replace: true } : {}) }),
+      );
       output(ctx, opts.json, value, () => {
         const lines = [`Installed ${value.name} (${value.files.length} files) into ${value.path}.`];
         if (value.not_executable.length > 0) {
@@ -63,11 +53,7 @@ export function registerSkillCommands(program: Command, ctx: CliContext): void {
     .description("remove a skill's folder")
     .option("--json", "machine-readable output")
     .action(async (name: string, opts: { json?: boolean }) => {
-      const value = await call<{ removed: string }>(
-        "the skill was not removed",
-        "DELETE",
-        `/api/skills/${encodeURIComponent(name)}`,
-      );
+      const value = await callDaemon(ctx, "the skill was not removed", (client) => client.uninstallSkill(name));
       output(ctx, opts.json, value, () => `Removed skill ${value.removed}.`);
     });
 }

@@ -1,50 +1,16 @@
-import type { AssistantClient } from "@assistant/client";
+import type { StoredEvent, Task, TaskEvents, TaskQueue } from "@assistant/client";
 import type { Command } from "commander";
-import type { TaskReport } from "../agent/reports.ts";
-import type { QueuedMessage, TaskRecord } from "../agent/tasks.ts";
-import type { StoredEvent } from "../events/registry.ts";
 import { AppError } from "../util/errors.ts";
 import { type CliContext, output } from "./context.ts";
+import { callDaemon, connectDaemon, withDaemon } from "./daemonClient.ts";
 
 // `assistant task ...`: tasks live in the running daemon, so every command talks to it (docs/cli.md#tasks).
 // `watch` follows a task by polling its stored events until it ends.
 
-const STATUSES = ["queued", "running", "waiting_approval", "completed", "failed", "cancelled"];
+const STATUSES = ["queued", "running", "waiting_approval", "completed", "failed", "cancelled"] as const;
 const FINAL = new Set(["completed", "failed", "cancelled"]);
 const DEFAULT_INTERVAL_MS = 500;
 const EVENTS_PAGE = 1000;
-
-interface EventsPage {
-  task_id: string;
-  status: string;
-  items: StoredEvent[];
-}
-
-interface TaskQueue {
-  task_id: string;
-  steering: QueuedMessage[];
-  follow_up: QueuedMessage[];
-}
-
-async function client(ctx: CliContext, what: string): Promise<AssistantClient> {
-  const { connectDaemon } = await import("./daemonClient.ts");
-  return await connectDaemon(ctx, what);
-}
-
-async function call<T>(
-  ctx: CliContext,
-  what: string,
-  method: string,
-  path: string,
-  body?: unknown,
-  daemon?: AssistantClient,
-): Promise<T> {
-  const { withDaemon } = await import("./daemonClient.ts");
-  const connected = daemon ?? (await client(ctx, what));
-  return await withDaemon(what, () => connected.request<T>(method, path, body));
-}
-
-const id = (value: string) => encodeURIComponent(value);
 
 function intOption(name: string, raw: string | undefined, min: number, max: number, fallback: number): number {
   if (raw === undefined) return fallback;
@@ -67,16 +33,13 @@ export function registerTaskCommands(program: Command, ctx: CliContext): void {
     .option("--limit <n>", "at most this many tasks (1-500, default 50)")
     .option("--json", "machine-readable output")
     .action(async (opts: { status?: string; limit?: string; json?: boolean }) => {
-      if (opts.status !== undefined && !STATUSES.includes(opts.status)) {
+      const status = STATUSES.find((known) => known === opts.status);
+      if (opts.status !== undefined && !status) {
         throw new AppError("invalid_request", `--status must be one of ${STATUSES.join(", ")} (got "${opts.status}")`);
       }
       const limit = intOption("--limit", opts.limit, 1, 500, 50);
-      const query = new URLSearchParams({ limit: String(limit), ...(opts.status ? { status: opts.status } : {}) });
-      const page = await call<{ items: TaskRecord[]; next_cursor: string | null }>(
-        ctx,
-        "the tasks cannot be listed",
-        "GET",
-        `/api/tasks?${query}`,
+      const page = await callDaemon(ctx, "the tasks cannot be listed", (client) =>
+        client.listTasks({ limit, ...(status ? { status } : {}) }),
       );
       output(ctx, opts.json, page.items, () => formatList(page.items, opts.status));
     });
@@ -87,7 +50,7 @@ export function registerTaskCommands(program: Command, ctx: CliContext): void {
     .argument("<task_id>", "task id (`assistant task list`)")
     .option("--json", "machine-readable output")
     .action(async (taskId: string, opts: { json?: boolean }) => {
-      const record = await call<TaskRecord>(ctx, `task ${taskId} cannot be shown`, "GET", `/api/tasks/${id(taskId)}`);
+      const record = await callDaemon(ctx, `task ${taskId} cannot be shown`, (client) => client.getTask(taskId));
       output(ctx, opts.json, record, () => formatTask(record));
     });
 
@@ -99,11 +62,8 @@ export function registerTaskCommands(program: Command, ctx: CliContext): void {
     .option("--json", "machine-readable output")
     .action(async (taskId: string, opts: { limit?: string; json?: boolean }) => {
       const limit = intOption("--limit", opts.limit, 1, 1000, 200);
-      const page = await call<EventsPage>(
-        ctx,
-        `the events of task ${taskId} cannot be listed`,
-        "GET",
-        `/api/tasks/${id(taskId)}/events?limit=${limit}`,
+      const page = await callDaemon(ctx, `the events of task ${taskId} cannot be listed`, (client) =>
+        client.listTaskEvents(taskId, { limit }),
       );
       output(ctx, opts.json, page, () =>
         page.items.length === 0
@@ -128,12 +88,7 @@ export function registerTaskCommands(program: Command, ctx: CliContext): void {
     .argument("<task_id>", "task id")
     .option("--json", "machine-readable output")
     .action(async (taskId: string, opts: { json?: boolean }) => {
-      const record = await call<TaskRecord>(
-        ctx,
-        `task ${taskId} cannot be cancelled`,
-        "POST",
-        `/api/tasks/${id(taskId)}/cancel`,
-      );
+      const record = await callDaemon(ctx, `task ${taskId} cannot be cancelled`, (client) => client.cancelTask(taskId));
       output(ctx, opts.json, record, () =>
         record.status === "cancelled"
           ? `${record.id} cancelled`
@@ -147,11 +102,8 @@ export function registerTaskCommands(program: Command, ctx: CliContext): void {
     .argument("<task_id>", "task id")
     .option("--json", "machine-readable output")
     .action(async (taskId: string, opts: { json?: boolean }) => {
-      const report = await call<TaskReport>(
-        ctx,
-        `the report of task ${taskId} is not available`,
-        "GET",
-        `/api/tasks/${id(taskId)}/report`,
+      const report = await callDaemon(ctx, `the report of task ${taskId} is not available`, (client) =>
+        client.getTaskReport(taskId),
       );
       const { reportMarkdown } = await import("../agent/reports.ts");
       output(ctx, opts.json, report, () => reportMarkdown(report).trimEnd());
@@ -164,11 +116,8 @@ export function registerTaskCommands(program: Command, ctx: CliContext): void {
     .argument("<task_id>", "task id")
     .option("--json", "machine-readable output")
     .action(async (taskId: string, opts: { json?: boolean }) => {
-      const result = await call<TaskQueue>(
-        ctx,
-        `the queue of task ${taskId} cannot be listed`,
-        "GET",
-        `/api/tasks/${id(taskId)}/queue`,
+      const result = await callDaemon(ctx, `the queue of task ${taskId} cannot be listed`, (client) =>
+        client.getTaskQueue(taskId),
       );
       output(ctx, opts.json, result, () => formatQueue(result));
     });
@@ -178,11 +127,8 @@ export function registerTaskCommands(program: Command, ctx: CliContext): void {
     .argument("<task_id>", "task id")
     .option("--json", "machine-readable output")
     .action(async (taskId: string, opts: { json?: boolean }) => {
-      const result = await call<{ task_id: string; cleared: number }>(
-        ctx,
-        `the queue of task ${taskId} cannot be cleared`,
-        "DELETE",
-        `/api/tasks/${id(taskId)}/queue`,
+      const result = await callDaemon(ctx, `the queue of task ${taskId} cannot be cleared`, (client) =>
+        client.clearTaskQueue(taskId),
       );
       output(ctx, opts.json, result, () => `cleared ${result.cleared} queued message(s) of task ${result.task_id}`);
     });
@@ -191,21 +137,14 @@ export function registerTaskCommands(program: Command, ctx: CliContext): void {
 /** Polls the task's events until it is final; prints each new event, then the status and the reply. */
 async function watch(ctx: CliContext, taskId: string, intervalMs: number): Promise<void> {
   const what = `task ${taskId} cannot be watched`;
-  const daemon = await client(ctx, what);
-  const first = await call<TaskRecord>(ctx, what, "GET", `/api/tasks/${id(taskId)}`, undefined, daemon);
+  const daemon = await connectDaemon(ctx, what);
+  const first = await withDaemon(what, () => daemon.getTask(taskId));
   ctx.stdout.write(`watching task ${first.id} (${first.status}): ${preview(first.message)}\n`);
   let after = 0;
   for (;;) {
-    let page: EventsPage;
+    let page: TaskEvents;
     do {
-      page = await call<EventsPage>(
-        ctx,
-        what,
-        "GET",
-        `/api/tasks/${id(taskId)}/events?limit=${EVENTS_PAGE}&after=${after}`,
-        undefined,
-        daemon,
-      );
+      page = await withDaemon(what, () => daemon.listTaskEvents(taskId, { limit: EVENTS_PAGE, after }));
       for (const event of page.items) {
         ctx.stdout.write(`${formatEvent(event)}\n`);
         after = Math.max(after, Number(event.id));
@@ -215,7 +154,7 @@ async function watch(ctx: CliContext, taskId: string, intervalMs: number): Promi
     if (FINAL.has(page.status)) break;
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
-  const done = await call<TaskRecord>(ctx, what, "GET", `/api/tasks/${id(taskId)}`, undefined, daemon);
+  const done = await withDaemon(what, () => daemon.getTask(taskId));
   ctx.stdout.write(`task ${done.id} ${done.status}${done.reason ? ` (${done.reason})` : ""}\n`);
   if (done.reply) ctx.stdout.write(`${done.reply}\n`);
   if (done.status !== "completed") {
@@ -272,12 +211,12 @@ export function formatEvent(event: StoredEvent): string {
   return `${clock(event.ts)} ${text}`;
 }
 
-function formatList(items: TaskRecord[], status: string | undefined): string {
+function formatList(items: Task[], status: string | undefined): string {
   if (items.length === 0) return status ? `no ${status} tasks` : "no tasks";
   return items.map((t) => `${t.id}  ${t.status.padEnd(16)}  ${t.created_at}  ${preview(t.message, 60)}`).join("\n");
 }
 
-function formatTask(t: TaskRecord): string {
+function formatTask(t: Task): string {
   const lines = [
     `task      ${t.id}`,
     `status    ${t.status}${t.reason ? ` (${t.reason})` : ""}`,

@@ -1,6 +1,7 @@
+import type { EffectiveTools } from "@assistant/client";
 import type { Command } from "commander";
-import type { EffectiveView } from "../tools/service.ts";
 import { type CliContext, output } from "./context.ts";
+import { callDaemon } from "./daemonClient.ts";
 
 // `assistant toolset profiles|effective`: the tool profiles of tools_policy.yaml (read from the file, no daemon
 // needed) and the effective view of every tool under the policy, decisions and mode in force (from the daemon).
@@ -40,10 +41,9 @@ export function registerToolsetCommands(program: Command, ctx: CliContext): void
     .description("every tool: allowed, needs approval or blocked, with the deciding rule (daemon must be up)")
     .option("--json", "machine-readable output")
     .action(async (opts: { json?: boolean }) => {
-      const { connectDaemon, withDaemon } = await import("./daemonClient.ts");
-      const what = "the effective tool policy cannot be read";
-      const client = await connectDaemon(ctx, what);
-      const view = await withDaemon(what, () => client.request<EffectiveView>("GET", "/api/tools/effective"));
+      const view = await callDaemon(ctx, "the effective tool policy cannot be read", (client) =>
+        client.getEffectiveTools(),
+      );
       const { table } = await import("../llm/format.ts");
       output(ctx, opts.json, view, () => formatEffective(view, table));
     });
@@ -51,7 +51,7 @@ export function registerToolsetCommands(program: Command, ctx: CliContext): void
 
 const STATUS_LABEL = { allowed: "allowed", needs_approval: "needs approval", blocked: "blocked" } as const;
 
-function formatEffective(view: EffectiveView, table: (rows: string[][]) => string): string {
+function formatEffective(view: EffectiveTools, table: (rows: string[][]) => string): string {
   const head =
     view.policy_status === "ok"
       ? `Policy ${view.policy_file}, mode ${view.mode}${view.default_profile ? `, profile ${view.default_profile}` : ""}`

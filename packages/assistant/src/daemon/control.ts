@@ -49,7 +49,7 @@ export async function waitHealthy(client: AssistantClient, timeoutMs: number): P
   for (;;) {
     const left = deadline - Date.now();
     try {
-      return await client.health(Math.max(200, Math.min(2_000, left)));
+      return await client.getHealth({ timeoutMs: Math.max(200, Math.min(2_000, left)) });
     } catch {
       if (Date.now() + POLL_MS >= deadline) return undefined;
       await sleep(POLL_MS);
@@ -98,7 +98,9 @@ export async function probeDaemon(paths: DataPaths, env: NodeJS.ProcessEnv): Pro
     (pid): pid is number => pid !== undefined && isOurs(pid),
   );
   const url = info ? urlFor(info.bind, info.port) : daemonUrl(paths, env);
-  const health = info ? await new AssistantClient({ baseUrl: url }).health(2_000).catch(() => undefined) : undefined;
+  const health = info
+    ? await new AssistantClient({ baseUrl: url }).getHealth({ timeoutMs: 2_000 }).catch(() => undefined)
+    : undefined;
   return {
     url,
     ...(info ? { info } : {}),
@@ -169,7 +171,7 @@ export async function startBackground(paths: DataPaths, env: NodeJS.ProcessEnv):
     const info = readDaemonInfo(paths.daemonInfo);
     if (info && info.supervisor_pid === supervisor.pid && processAlive(info.pid)) {
       const url = urlFor(info.bind, info.port);
-      const health = await new AssistantClient({ baseUrl: url }).health(1_000).catch(() => undefined);
+      const health = await new AssistantClient({ baseUrl: url }).getHealth({ timeoutMs: 1_000 }).catch(() => undefined);
       if (health) {
         return {
           url,

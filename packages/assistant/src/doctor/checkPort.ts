@@ -83,7 +83,7 @@ async function probeHealth(bind: string, port: number): Promise<string | undefin
   const host = bind === "0.0.0.0" ? "127.0.0.1" : bind === "::" ? "::1" : bind;
   const client = new AssistantClient({ baseUrl: `http://${host.includes(":") ? `[${host}]` : host}:${port}` });
   try {
-    const health = await client.health(PROBE_MS);
+    const health = await client.getHealth({ timeoutMs: PROBE_MS });
     return health?.status === "ok" && typeof health.version === "string" ? health.version : undefined;
   } catch {
     return undefined;

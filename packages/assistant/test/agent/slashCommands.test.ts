@@ -270,8 +270,11 @@ describe("handleApproval", () => {
   it("approves on y, denies otherwise, and only prints the commands without a prompt", async () => {
     const calls: string[] = [];
     const client = {
-      request: async (method: string, path: string) => {
-        calls.push(`${method} ${path}`);
+      approveQueueItem: async (id: string) => {
+        calls.push(`approve ${id}`);
+      },
+      denyQueueItem: async (id: string) => {
+        calls.push(`deny ${id}`);
       },
     };
     const ctx = fakeCtx();
@@ -284,11 +287,7 @@ describe("handleApproval", () => {
     expect(questions).toEqual(["Approve write_file? [y/N] "]);
     expect(await handleApproval(ctx, client as never, data, async () => "")).toBe("denied");
     expect(await handleApproval(ctx, client as never, data, async () => undefined)).toBe("denied");
-    expect(calls).toEqual([
-      "POST /api/permissions/queue/q-1/approve",
-      "POST /api/permissions/queue/q-1/deny",
-      "POST /api/permissions/queue/q-1/deny",
-    ]);
+    expect(calls).toEqual(["approve q-1", "deny q-1", "deny q-1"]);
     expect(await handleApproval(ctx, client as never, data, undefined)).toBe("shown");
     expect(calls).toHaveLength(3);
     expect(ctx.out()).toContain("assistant permissions queue approve q-1");

@@ -36,7 +36,7 @@ describe("health and status", () => {
 
   it("reports status with the data dir and bound port to an authenticated client", async () => {
     const client = new AssistantClient({ baseUrl: daemon.url, token: daemon.token });
-    const status = await client.status();
+    const status = await client.getStatus();
     expect(status.data_dir).toBe(daemon.dataDir);
     expect(status.listen).toEqual({ bind: "127.0.0.1", port: daemon.port });
     expect(status.uptime_secs).toBeGreaterThanOrEqual(0);
@@ -175,17 +175,17 @@ describe("vault over HTTP", () => {
 
   it("stores, lists names only, pages and deletes secrets", async () => {
     const client = new AssistantClient({ baseUrl: daemon.url, token: daemon.token });
-    await client.vaultSet("http_canary", canary);
-    for (const key of ["k1", "k2", "k3"]) await client.vaultSet(key, `value-of-${key}`);
-    const first = await client.vaultList(2);
+    await client.setVaultSecret({ key: "http_canary", value: canary });
+    for (const key of ["k1", "k2", "k3"]) await client.setVaultSecret({ key, value: `value-of-${key}` });
+    const first = await client.listVaultKeys({ limit: 2 });
     expect(first.items).toEqual([{ key: "http_canary" }, { key: "k1" }]);
     expect(first.next_cursor).not.toBeNull();
-    const second = await client.vaultList(2, first.next_cursor!);
+    const second = await client.listVaultKeys({ limit: 2, cursor: first.next_cursor! });
     expect(second.items).toEqual([{ key: "k2" }, { key: "k3" }]);
     expect(second.next_cursor).toBeNull();
     expect(JSON.stringify([first, second])).not.toContain("value-of");
 
-    await client.vaultDelete("k3");
+    await client.deleteVaultSecret({ key: "k3" });
     const res = await raw(`${daemon.url}/api/vault`, {
       method: "DELETE",
       headers: { ...auth, "content-type": "application/json" },
@@ -217,7 +217,7 @@ describe("events", () => {
       }
     })();
     await new Promise((r) => setTimeout(r, 200));
-    await client.vaultSet("live_key", "v");
+    await client.setVaultSecret({ key: "live_key", value: "v" });
     await Promise.race([reader, new Promise((r) => setTimeout(r, 5000))]);
     controller.abort();
     const live = seen.find((e) => e.data.key === "live_key");

@@ -38,7 +38,7 @@ describe("assistant doctor --advice with a running daemon", () => {
     const res = await box.run(["doctor", "--advice", "--json"]);
     expect(res.code, res.stderr).toBe(0);
     const cli = res.json<{ checks: Check[]; advice: string[] }>();
-    const api = await new AssistantClient({ baseUrl: daemon.url, token: daemon.token }).doctor();
+    const api = await new AssistantClient({ baseUrl: daemon.url, token: daemon.token }).getDoctorReport();
     expect(api.checks.map((c) => [c.id, c.status])).toEqual(cli.checks.map((c) => [c.id, c.status]));
     expect(checkById(api.checks, "port").status).toBe("ok");
     expect(checkById(api.checks, "store")).toMatchObject({
