@@ -24,6 +24,17 @@ module.exports = {
       to: { path: "^packages/assistant/src/(?!util/)" },
     },
     {
+      name: "cli-reads-answers-through-the-client",
+      comment:
+        "The CLI reads the daemon's answers as the typed client declares them (@assistant/client), never as a domain's record type (TaskRecord, MemoryRecord, StoredEvent...): no type-only import from the domains whose records travel over HTTP. llm/ is left out: the router file commands edit llm_router.yaml locally with its types.",
+      severity: "error",
+      from: { path: "^packages/assistant/src/cli/" },
+      to: {
+        path: "^packages/assistant/src/(agent|events|memory|scheduler|tools|plugins|skills|mission)/",
+        dependencyTypes: ["type-only"],
+      },
+    },
+    {
       name: "client-is-standalone",
       comment: "The typed client is shared by every surface and must not pull in the daemon.",
       severity: "error",
