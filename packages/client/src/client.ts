@@ -95,7 +95,10 @@ export class AssistantClient extends Operations {
 
   protected async send<T>(request: OperationRequest): Promise<T> {
     const response = await this.#answer(request, request.options);
-    if (request.answer === "none") return { status: response.status, headers: response.headers } as T;
+    if (request.answer === "none") {
+      await response.body?.cancel(); // a redirect's body is not read: release the connection
+      return { status: response.status, headers: response.headers } as T;
+    }
     let text: string;
     try {
       text = await response.text();

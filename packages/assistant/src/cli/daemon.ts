@@ -132,12 +132,8 @@ export function registerDaemonCommands(program: Command, ctx: CliContext): void 
         }
         throw new AppError("not_found", notRunningMessage(ctx, probe));
       }
-      const { AssistantClient } = await import("@assistant/client");
-      const { readAuthToken } = await import("../auth/authToken.ts");
-      const status = await new AssistantClient({
-        baseUrl: probe.url,
-        token: readAuthToken(ctx.paths.authToken),
-      }).getStatus();
+      const { callDaemon } = await import("./daemonClient.ts");
+      const status = await callDaemon(ctx, "its status cannot be read", (client) => client.getStatus());
       const info = probe.info;
       const supervised = !info.supervisor_pid
         ? "not supervised: started with --foreground"
