@@ -1,8 +1,8 @@
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
-import { writeFileAtomic } from "../config/atomicWrite.ts";
 import type { EventPayload, StoredEvent } from "../events/registry.ts";
+import { writeFileAtomic } from "../util/atomicWrite.ts";
 import { TASK_STATUSES, type TaskRecord } from "./tasks.ts";
 
 // The compact operator report of a task (docs/agent.md#reports): done[], needs_review[], failed[], next_steps[].

@@ -1,6 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
-import { writeFileAtomic } from "../config/atomicWrite.ts";
+import { writeFileAtomic } from "../util/atomicWrite.ts";
 import { AppError } from "../util/errors.ts";
 
 const TOKEN = /^[0-9a-f]{64}$/;

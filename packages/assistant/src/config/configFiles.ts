@@ -1,8 +1,8 @@
 import type * as z from "zod";
 import { ConfigError } from "../util/errors.ts";
+import { readConfigText } from "../util/fileText.ts";
 import { validateConfigValue } from "./configValue.ts";
 import { readEnvFile } from "./envFile.ts";
-import { readConfigText } from "./fileText.ts";
 import { type DataPaths, locateRouterFile } from "./paths.ts";
 import { agentProfileSchema } from "./schemas/agentProfile.ts";
 import { autonomousMissionSchema } from "./schemas/autonomousMission.ts";

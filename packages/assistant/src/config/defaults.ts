@@ -1,5 +1,5 @@
 import { type Document, isMap, isSeq, type YAMLMap, type YAMLSeq } from "yaml";
-import { writeFileAtomic } from "./atomicWrite.ts";
+import { writeFileAtomic } from "../util/atomicWrite.ts";
 import { llmRouterSchema } from "./schemas/llmRouter.ts";
 import { readYamlFile, updateYamlFile } from "./yamlDocument.ts";
 

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { basename } from "node:path";
+import { writeFileAtomic } from "../util/atomicWrite.ts";
 import { ConfigError } from "../util/errors.ts";
-import { writeFileAtomic } from "./atomicWrite.ts";
 import type { DataPaths } from "./paths.ts";
 
 // The `KEY=value` files of the data directory (assistant.env, connectors.env): one entry a line, spaces around

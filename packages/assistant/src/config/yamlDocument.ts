@@ -1,10 +1,10 @@
 import { isDeepStrictEqual } from "node:util";
 import { type Document, isCollection, isNode, isScalar, isSeq, parseDocument } from "yaml";
 import type * as z from "zod";
+import { writeFileAtomic } from "../util/atomicWrite.ts";
 import { ConfigError } from "../util/errors.ts";
-import { writeFileAtomic } from "./atomicWrite.ts";
+import { readConfigText } from "../util/fileText.ts";
 import { validateConfigValue } from "./configValue.ts";
-import { readConfigText } from "./fileText.ts";
 import { detectIndent, type IndentStyle, preserveFormatting } from "./yamlFormat.ts";
 
 // Reading and editing the YAML config files through yaml's Document API, so that the user's comments, key order

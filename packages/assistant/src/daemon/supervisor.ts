@@ -2,11 +2,11 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { writeFileAtomic } from "../config/atomicWrite.ts";
 import { type DataPaths, dataPaths, resolveDataDir } from "../config/paths.ts";
 import { readSettingsOf } from "../config/settings.ts";
 import { createLogger, type Logger } from "../log/logger.ts";
 import { readDaemonInfo, removeDaemonInfo } from "../runtime/daemonInfo.ts";
+import { writeFileAtomic } from "../util/atomicWrite.ts";
 import { redact } from "../util/redact.ts";
 import { EXIT_CONFIG, EXIT_CRASH, EXIT_OK, EXIT_RESTART } from "./exitCodes.ts";
 

@@ -1,8 +1,8 @@
 import { type ConfigValue, configFilePath, loadConfig } from "../config/configFiles.ts";
-import { readConfigText } from "../config/fileText.ts";
 import type { DataPaths } from "../config/paths.ts";
 import type { RouteTarget } from "../config/schemas/llmRouter.ts";
 import { ConfigError } from "../util/errors.ts";
+import { readConfigText } from "../util/fileText.ts";
 import { type CheckContext, type CheckResult, FIX_COMMAND, result } from "./types.ts";
 
 // The default embedded route (docs/models.md#what-happens-to-a-message): `conversation` answers with the embedded model

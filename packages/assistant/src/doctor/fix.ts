@@ -1,11 +1,11 @@
 import { chmodSync } from "node:fs";
 import { basename } from "node:path";
-import { writeFileAtomic } from "../config/atomicWrite.ts";
 import { alignDefaultRoute, DEFAULT_ROUTER_YAML, STARTER_TOOLS_POLICY } from "../config/defaults.ts";
-import { readConfigText } from "../config/fileText.ts";
 import type { DataPaths } from "../config/paths.ts";
 import { ensureDataDir } from "../setup/dataDir.ts";
+import { writeFileAtomic } from "../util/atomicWrite.ts";
 import { ConfigError } from "../util/errors.ts";
+import { readConfigText } from "../util/fileText.ts";
 import { defaultRouteState } from "./checkRouter.ts";
 import { dataFiles, modeOf } from "./checkVault.ts";
 

@@ -1,7 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { ReportItem } from "../agent/reports.ts";
-import { writeFileAtomic } from "../config/atomicWrite.ts";
+import { writeFileAtomic } from "../util/atomicWrite.ts";
 
 // The report of a mission cycle, in report_dir as mission-cycle-<n>.json and .md (atomic writes). A cycle that
 // runs longer than the interim period also gets mission-cycle-<n>-interim.json/.md, rewritten every period with

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync, rmSync } from "node:fs";
-import { writeFileAtomic } from "../config/atomicWrite.ts";
+import { writeFileAtomic } from "../util/atomicWrite.ts";
 
 /** `daemon.json`: how to reach the running daemon. */
 export interface DaemonInfo {

@@ -1,10 +1,10 @@
 import { existsSync } from "node:fs";
 import { basename } from "node:path";
-import { writeFileAtomic } from "../config/atomicWrite.ts";
 import { STARTER_TOOLS_POLICY } from "../config/defaults.ts";
 import { readEnvFile, writeEnvValue } from "../config/envFile.ts";
 import type { DataPaths } from "../config/paths.ts";
 import { type AgentProfileInput, agentProfileSchema } from "../config/schemas/agentProfile.ts";
+import { writeFileAtomic } from "../util/atomicWrite.ts";
 import { type InitAnswers, type Language, normalizeAnswers, vaultKeyFor } from "./answers.ts";
 import { ensureDataDir } from "./dataDir.ts";
 import { routerYamlFor } from "./routerFile.ts";

@@ -1,8 +1,8 @@
 import { statSync } from "node:fs";
 import { parseConfigText } from "../config/configFiles.ts";
 import { validateConfigValue } from "../config/configValue.ts";
-import { readConfigText } from "../config/fileText.ts";
 import { type ToolsPolicy, toolsPolicySchema } from "../config/schemas/toolsPolicy.ts";
+import { readConfigText } from "../util/fileText.ts";
 import type { PersistentDecisions } from "./approvals/decisions.ts";
 import type { ApprovalMode } from "./approvals/mode.ts";
 import type { DaemonFiles } from "./policy/daemonFiles.ts";

@@ -1,7 +1,7 @@
 import type { DataPaths } from "../config/paths.ts";
 import { AppError } from "../util/errors.ts";
+import { type LockOptions, withFileLock } from "../util/fileLock.ts";
 import { registerSecret } from "../util/redact.ts";
-import { type LockOptions, withFileLock } from "./fileLock.ts";
 import {
   describeKeySource,
   type KdfParams,

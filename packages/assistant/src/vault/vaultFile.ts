@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { writeFileAtomic } from "../config/atomicWrite.ts";
+import { writeFileAtomic } from "../util/atomicWrite.ts";
 import { ConfigError } from "../util/errors.ts";
 import { KDF_LIMITS, type KdfParams, type KeySourceKind } from "./keySource.ts";
 import { IV_BYTES, type Sealed, TAG_BYTES } from "./seal.ts";

@@ -8,8 +8,8 @@ import {
   loadConfig,
   validateConfigFiles,
 } from "../../src/config/configFiles.ts";
-import { MAX_CONFIG_BYTES } from "../../src/config/fileText.ts";
 import { validateConfigFiles as fromValidate } from "../../src/config/validate.ts";
+import { MAX_CONFIG_BYTES } from "../../src/util/fileText.ts";
 import { configError, tempData } from "./helpers.ts";
 
 describe("config file registry", () => {

@@ -4,7 +4,7 @@ import { hostname } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { withFileLock } from "../../src/vault/fileLock.ts";
+import { withFileLock } from "../../src/util/fileLock.ts";
 import { KEYRING_ENV, MASTER_KEY_ENV } from "../../src/vault/keySource.ts";
 import { api, raw, startDaemon, tempDataDir } from "../helpers/daemon.ts";
 import { removeTempDirs, tempPaths, vaultAt } from "./helpers.ts";

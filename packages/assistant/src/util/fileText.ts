@@ -1,5 +1,5 @@
 import { readFileSync, statSync } from "node:fs";
-import { ConfigError } from "../util/errors.ts";
+import { ConfigError } from "./errors.ts";
 
 // Config files are small and hand-edited; anything past this is a mistake (wrong file, runaway generator) and
 // reading it would only slow the daemon down before failing.

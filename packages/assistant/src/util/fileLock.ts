@@ -14,7 +14,7 @@ import {
 import { hostname } from "node:os";
 import { dirname } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { AppError } from "../util/errors.ts";
+import { AppError } from "./errors.ts";
 
 // A cross-process lock for read-modify-write of one file (the CLI and the daemon both write vault.json).
 // The lock is a file created with O_EXCL. A lock whose holder died on this host, or that is older than
