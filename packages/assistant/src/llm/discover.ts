@@ -1,5 +1,5 @@
 import { readSettingsOf } from "../config/settings.ts";
-import { asArray, asRecord, openAiBaseUrl, requestJson, serverRoot } from "./providers/openaiCompatible.ts";
+import { asArray, asRecord, openAiBaseUrl, requestJson, serverRoot } from "./providers/httpCommon.ts";
 
 // Finds model servers on this machine: Ollama (local_server) and llama.cpp's llama-server (lowbit_server).
 // Every candidate is probed in parallel under one short timeout, so a missing server costs at most that.

@@ -5,7 +5,7 @@ import { EMBEDDED_CATALOGUE } from "../embedded/catalogueEntries.ts";
 import { EMBEDDED_PROVIDER_ID } from "../embedded/languageModel.ts";
 import { ProviderFailure } from "../errors.ts";
 import type { ModelInfo, Provider, ProviderFactory } from "../types.ts";
-import { commonCallOptions, definedOnly } from "./openaiCompatible.ts";
+import { commonCallOptions, definedOnly } from "./httpCommon.ts";
 
 // assistant_embedded: the llama.cpp model the daemon owns (context.embedded). Route model "default" means
 // whatever the environment selected; a catalogue id must be that same model, since one model is loaded at a time.

@@ -7,11 +7,11 @@ import type { Provider, ProviderContext, ProviderFactory } from "../types.ts";
 const FACTORIES: Record<RouteProvider, () => Promise<ProviderFactory>> = {
   assistant_embedded: () => import("./embedded.ts").then((m) => m.createEmbeddedProvider),
   assistant_core: () => import("./core.ts").then((m) => m.createCoreProvider),
-  local_server: () => import("./localServer.ts").then((m) => m.createLocalServerProvider),
-  cloud_a: () => import("./cloudA.ts").then((m) => m.createCloudAProvider),
-  cloud_azure: () => import("./cloudAzure.ts").then((m) => m.createCloudAzureProvider),
-  cloud_b: () => import("./cloudB.ts").then((m) => m.createCloudBProvider),
-  lowbit_server: () => import("./lowbitServer.ts").then((m) => m.createLowbitServerProvider),
+  local_server: () => import("./ollama.ts").then((m) => m.createOllamaProvider),
+  cloud_a: () => import("./openai.ts").then((m) => m.createOpenAiProvider),
+  cloud_azure: () => import("./azure.ts").then((m) => m.createAzureProvider),
+  cloud_b: () => import("./openrouter.ts").then((m) => m.createOpenRouterProvider),
+  lowbit_server: () => import("./llamaServer.ts").then((m) => m.createLlamaServerProvider),
 };
 
 export async function loadProvider(id: RouteProvider, context: ProviderContext): Promise<Provider> {

@@ -1,8 +1,8 @@
 import { APICallError, type LanguageModelV4 } from "@ai-sdk/provider";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createCloudAProvider } from "../../../src/llm/providers/cloudA.ts";
-import { createCloudBProvider } from "../../../src/llm/providers/cloudB.ts";
-import { createLocalServerProvider } from "../../../src/llm/providers/localServer.ts";
+import { createOllamaProvider } from "../../../src/llm/providers/ollama.ts";
+import { createOpenAiProvider } from "../../../src/llm/providers/openai.ts";
+import { createOpenRouterProvider } from "../../../src/llm/providers/openrouter.ts";
 import { startOllamaServer } from "../servers/ollamaServer.ts";
 import { type ScriptedServer, startOpenAiServer } from "../servers/openaiServer.ts";
 import { PROMPT, providerContext, rejection } from "./helpers.ts";
@@ -28,7 +28,7 @@ const cases: Case[] = [
     name: "cloud_a (@ai-sdk/openai)",
     server: () => openai,
     model: () =>
-      createCloudAProvider(
+      createOpenAiProvider(
         providerContext(
           { providers: { cloud_a: { base_url: openai.url } } },
           { env: { CLOUD_A_API_KEY: "sk-test-1" } },
@@ -39,7 +39,7 @@ const cases: Case[] = [
     name: "cloud_b (@openrouter/ai-sdk-provider)",
     server: () => openai,
     model: () =>
-      createCloudBProvider(
+      createOpenRouterProvider(
         providerContext(
           { providers: { cloud_b: { base_url: openai.url } } },
           { env: { CLOUD_B_API_KEY: "sk-or-test-1" } },
@@ -50,9 +50,9 @@ const cases: Case[] = [
     name: "local_server (ollama-ai-provider-v2)",
     server: () => ollama,
     model: () =>
-      createLocalServerProvider(
-        providerContext({ providers: { local_server: { base_url: ollama.url } } }),
-      ).languageModel("llama3.2"),
+      createOllamaProvider(providerContext({ providers: { local_server: { base_url: ollama.url } } })).languageModel(
+        "llama3.2",
+      ),
   },
 ];
 

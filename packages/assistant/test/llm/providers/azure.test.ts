@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ProviderFailure } from "../../../src/llm/errors.ts";
-import { createCloudAzureProvider, DEFAULT_AZURE_API_VERSION } from "../../../src/llm/providers/cloudAzure.ts";
+import { createAzureProvider, DEFAULT_AZURE_API_VERSION } from "../../../src/llm/providers/azure.ts";
 import { type ScriptedServer, startOpenAiServer } from "../servers/openaiServer.ts";
 import { finishOf, PROMPT, PROMPT_WORDS, providerContext, readParts, rejection, textDeltas } from "./helpers.ts";
 
@@ -18,7 +18,7 @@ const KEY = "azure-key-0123456789";
 describe("cloud_azure (Azure OpenAI)", () => {
   it("streams from {base_url}/openai/deployments/{deployment}/chat/completions?api-version={version} with api-key", async () => {
     server.enqueue({ kind: "reply", text: "Hi from Azure" });
-    const provider = createCloudAzureProvider(
+    const provider = createAzureProvider(
       providerContext(
         {
           providers: { cloud_azure: { api_key_ref: "vault://azure_key", base_url: server.url, version: "2024-06-01" } },
@@ -41,7 +41,7 @@ describe("cloud_azure (Azure OpenAI)", () => {
   });
 
   it("accepts an endpoint ending in /openai/ and defaults the api-version", async () => {
-    const provider = createCloudAzureProvider(
+    const provider = createAzureProvider(
       providerContext(
         { providers: { cloud_azure: { api_key_ref: "AZURE_KEY_VAR", base_url: `${server.url}/openai/` } } },
         { env: { AZURE_KEY_VAR: KEY } },
@@ -53,13 +53,13 @@ describe("cloud_azure (Azure OpenAI)", () => {
   });
 
   it("is unavailable without api_key_ref or base_url, saying what to set", async () => {
-    const noKey = createCloudAzureProvider(providerContext({ providers: { cloud_azure: { base_url: server.url } } }));
+    const noKey = createAzureProvider(providerContext({ providers: { cloud_azure: { base_url: server.url } } }));
     const keyError = (await rejection(() => noKey.languageModel("dep"))) as ProviderFailure;
     expect(keyError).toBeInstanceOf(ProviderFailure);
     expect(keyError.kind).toBe("unavailable");
     expect(keyError.message).toContain("assistant vault set cloud_azure_api_key");
 
-    const noUrl = createCloudAzureProvider(
+    const noUrl = createAzureProvider(
       providerContext({ providers: { cloud_azure: { api_key_ref: "vault://k" } } }, { secrets: { k: KEY } }),
     );
     const urlError = (await rejection(() => noUrl.languageModel("dep"))) as ProviderFailure;
@@ -70,7 +70,7 @@ describe("cloud_azure (Azure OpenAI)", () => {
   });
 
   it("lists the deployments the routes name, once each, without a network call", async () => {
-    const provider = createCloudAzureProvider(
+    const provider = createAzureProvider(
       providerContext({
         providers: { cloud_azure: { base_url: server.url } },
         task_types: {

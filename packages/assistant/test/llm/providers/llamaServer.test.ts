@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { createLowbitServerProvider } from "../../../src/llm/providers/lowbitServer.ts";
+import { createLlamaServerProvider } from "../../../src/llm/providers/llamaServer.ts";
 import { type OpenAiServerOptions, type ScriptedServer, startOpenAiServer } from "../servers/openaiServer.ts";
 import { finishOf, PROMPT, PROMPT_WORDS, providerContext, readParts, textDeltas } from "./helpers.ts";
 
@@ -25,7 +25,7 @@ describe("lowbit_server (llama.cpp server)", () => {
   it("streams from a base_url without /v1 and sends no Authorization header when no key is set", async () => {
     const srv = await start();
     srv.enqueue({ kind: "reply", text: "tiny model says hi" });
-    const provider = createLowbitServerProvider(
+    const provider = createLlamaServerProvider(
       providerContext({ providers: { lowbit_server: { base_url: srv.url } } }),
     );
     expect(provider).toMatchObject({ id: "lowbit_server", local: true });
@@ -42,7 +42,7 @@ describe("lowbit_server (llama.cpp server)", () => {
 
   it("sends the key from api_key_ref when one is set", async () => {
     const srv = await start();
-    const provider = createLowbitServerProvider(
+    const provider = createLlamaServerProvider(
       providerContext(
         { providers: { lowbit_server: { base_url: `${srv.url}/v1`, api_key_ref: "LLAMA_KEY" } } },
         { env: { LLAMA_KEY: "llama-secret-42" } },
@@ -55,7 +55,7 @@ describe("lowbit_server (llama.cpp server)", () => {
   it("puts top_k and repeat_penalty, which llama-server samples with, into the body next to tools", async () => {
     const srv = await start();
     srv.enqueue({ kind: "tool_call", name: "list_dir", arguments: '{"path":"."}' });
-    const provider = createLowbitServerProvider(
+    const provider = createLlamaServerProvider(
       providerContext({ providers: { lowbit_server: { base_url: srv.url } } }),
     );
     const options = provider.callOptions({
@@ -93,7 +93,7 @@ describe("lowbit_server (llama.cpp server)", () => {
 
   it("lists models from /v1/models with the training context and num_ctx from /props", async () => {
     const srv = await start({ props: { default_generation_settings: { n_ctx: 4096 }, total_slots: 1 } });
-    const provider = createLowbitServerProvider(
+    const provider = createLlamaServerProvider(
       providerContext({ providers: { lowbit_server: { base_url: srv.url } } }),
     );
     expect(await provider.listModels()).toEqual([
@@ -108,7 +108,7 @@ describe("lowbit_server (llama.cpp server)", () => {
 
   it("lists models without num_ctx when the server has no /props", async () => {
     const srv = await start();
-    const provider = createLowbitServerProvider(
+    const provider = createLlamaServerProvider(
       providerContext({ providers: { lowbit_server: { base_url: srv.url } } }),
     );
     const [model] = await provider.listModels();

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ProviderFailure } from "../../../src/llm/errors.ts";
-import { createLocalServerProvider, localServerRoot } from "../../../src/llm/providers/localServer.ts";
+import { createOllamaProvider, ollamaRoot } from "../../../src/llm/providers/ollama.ts";
 import { startOllamaServer } from "../servers/ollamaServer.ts";
 import type { ScriptedServer } from "../servers/openaiServer.ts";
 import { finishOf, PROMPT, PROMPT_WORDS, providerContext, readParts, rejection, textDeltas } from "./helpers.ts";
@@ -32,8 +32,7 @@ beforeEach(() => {
   server.requests.length = 0;
 });
 
-const provider = () =>
-  createLocalServerProvider(providerContext({ providers: { local_server: { base_url: server.url } } }));
+const provider = () => createOllamaProvider(providerContext({ providers: { local_server: { base_url: server.url } } }));
 
 describe("local_server (Ollama native API)", () => {
   it("streams NDJSON from /api/chat with usage from prompt_eval_count / eval_count", async () => {
@@ -128,15 +127,11 @@ describe("local_server (Ollama native API)", () => {
   it("resolves the root URL: base_url, else LOCAL_SERVER_HOST, else localhost:11434; /api suffix tolerated", async () => {
     const ctx = (base_url: string | undefined, env: NodeJS.ProcessEnv = {}) =>
       providerContext(base_url ? { providers: { local_server: { base_url } } } : {}, { env });
-    expect(localServerRoot(ctx(undefined))).toBe("http://localhost:11434");
-    expect(localServerRoot(ctx(undefined, { LOCAL_SERVER_HOST: "http://gpu-box:11434/" }))).toBe(
-      "http://gpu-box:11434",
-    );
-    expect(localServerRoot(ctx("http://lan:11434/api", { LOCAL_SERVER_HOST: "http://other:1" }))).toBe(
-      "http://lan:11434",
-    );
+    expect(ollamaRoot(ctx(undefined))).toBe("http://localhost:11434");
+    expect(ollamaRoot(ctx(undefined, { LOCAL_SERVER_HOST: "http://gpu-box:11434/" }))).toBe("http://gpu-box:11434");
+    expect(ollamaRoot(ctx("http://lan:11434/api", { LOCAL_SERVER_HOST: "http://other:1" }))).toBe("http://lan:11434");
 
-    const viaEnv = createLocalServerProvider(ctx(undefined, { LOCAL_SERVER_HOST: `${server.url}/api/` }));
+    const viaEnv = createOllamaProvider(ctx(undefined, { LOCAL_SERVER_HOST: `${server.url}/api/` }));
     await readParts((await (await viaEnv.languageModel("llama3.2:3b")).doStream({ prompt: PROMPT })).stream);
     expect(server.requests[0]!.path).toBe("/api/chat");
   });

@@ -1,7 +1,7 @@
 import { createAzure } from "@ai-sdk/azure";
 import { ProviderFailure } from "../errors.ts";
 import type { ModelInfo, Provider, ProviderFactory } from "../types.ts";
-import { commonCallOptions, requireKey } from "./openaiCompatible.ts";
+import { commonCallOptions, requireKey } from "./httpCommon.ts";
 
 // cloud_azure: Azure OpenAI. `base_url` is the resource endpoint, a route's `model` the deployment name and
 // `version` the api-version, so requests go to
@@ -13,7 +13,7 @@ const HOW_TO_SET_KEY =
   "store it with `assistant vault set cloud_azure_api_key` and set providers.cloud_azure.api_key_ref to " +
   "vault://cloud_azure_api_key";
 
-export const createCloudAzureProvider: ProviderFactory = (context): Provider => {
+export const createAzureProvider: ProviderFactory = (context): Provider => {
   const settings = context.config.providers.cloud_azure ?? {};
 
   /** The resource endpoint; users may paste it with or without the /openai suffix. */

@@ -1,12 +1,6 @@
 import { createOpenAI } from "@ai-sdk/openai";
 import type { Provider, ProviderFactory } from "../types.ts";
-import {
-  commonCallOptions,
-  listOpenAiModels,
-  openAiBaseUrl,
-  openAiEmbeddings,
-  requireKey,
-} from "./openaiCompatible.ts";
+import { commonCallOptions, listOpenAiModels, openAiBaseUrl, openAiEmbeddings, requireKey } from "./httpCommon.ts";
 
 // cloud_a: OpenAI through its chat completions API (the API every OpenAI-compatible server shares).
 
@@ -15,7 +9,7 @@ const HOW_TO_SET_KEY =
   "run `assistant config provider add-cloud-a`, or store it with `assistant vault set cloud_a_api_key` and set " +
   "providers.cloud_a.api_key_ref to vault://cloud_a_api_key, or set CLOUD_A_API_KEY";
 
-export const createCloudAProvider: ProviderFactory = (context): Provider => {
+export const createOpenAiProvider: ProviderFactory = (context): Provider => {
   const settings = context.config.providers.cloud_a ?? {};
   // Always explicit: left undefined, the AI SDK would read OPENAI_BASE_URL from process.env.
   const baseURL = openAiBaseUrl(settings.base_url ?? DEFAULT_BASE_URL);

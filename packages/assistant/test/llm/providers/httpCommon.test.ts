@@ -6,7 +6,7 @@ import {
   providerKey,
   reasoningLevel,
   serverRoot,
-} from "../../../src/llm/providers/openaiCompatible.ts";
+} from "../../../src/llm/providers/httpCommon.ts";
 import { providerContext, rejection } from "./helpers.ts";
 
 describe("OpenAI-compatible helpers", () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ProviderFailure } from "../../../src/llm/errors.ts";
-import { createCloudAProvider } from "../../../src/llm/providers/cloudA.ts";
+import { createOpenAiProvider } from "../../../src/llm/providers/openai.ts";
 import { type ScriptedServer, startOpenAiServer } from "../servers/openaiServer.ts";
 import {
   closedPort,
@@ -30,7 +30,7 @@ beforeEach(() => {
 const SECRET = "sk-vault-secret-value-123";
 
 function vaultProvider(baseUrl = server.url) {
-  return createCloudAProvider(
+  return createOpenAiProvider(
     providerContext(
       {
         providers: { cloud_a: { api_key_ref: "vault://cloud_a_api_key", base_url: baseUrl, organization: "org-test" } },
@@ -73,7 +73,7 @@ describe("cloud_a (OpenAI chat completions)", () => {
   });
 
   it("accepts base_url ending in /v1 and takes the key from CLOUD_A_API_KEY without api_key_ref", async () => {
-    const provider = createCloudAProvider(
+    const provider = createOpenAiProvider(
       providerContext(
         { providers: { cloud_a: { base_url: `${server.url}/v1/` } } },
         { env: { CLOUD_A_API_KEY: "sk-env-456789" } },
@@ -161,7 +161,7 @@ describe("cloud_a (OpenAI chat completions)", () => {
       {},
       { env: { OTHER_KEY: "sk-unrelated-secret" }, secrets: { other: "sk-other-secret" } },
     );
-    const provider = createCloudAProvider(context);
+    const provider = createOpenAiProvider(context);
     const error = await rejection(() => provider.languageModel("gpt-4o-mini"));
     expect(error).toBeInstanceOf(ProviderFailure);
     expect((error as ProviderFailure).kind).toBe("unavailable");
@@ -172,7 +172,7 @@ describe("cloud_a (OpenAI chat completions)", () => {
     expect(message).not.toMatch(/sk-unrelated-secret|sk-other-secret/);
     expect(await rejection(() => provider.listModels())).toMatchObject({ kind: "unavailable" });
 
-    const missingRef = createCloudAProvider(
+    const missingRef = createOpenAiProvider(
       providerContext(
         { providers: { cloud_a: { api_key_ref: "vault://cloud_a_api_key" } } },
         { secrets: { other: "sk-other-secret" } },

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ProviderFailure } from "../../../src/llm/errors.ts";
-import { createCloudBProvider } from "../../../src/llm/providers/cloudB.ts";
+import { createOpenRouterProvider } from "../../../src/llm/providers/openrouter.ts";
 import { type ScriptedServer, startOpenAiServer } from "../servers/openaiServer.ts";
 import { finishOf, PROMPT, PROMPT_WORDS, providerContext, readParts, rejection, textDeltas } from "./helpers.ts";
 
@@ -29,7 +29,7 @@ const KEY = "sk-or-v1-secret-abcdef";
 describe("cloud_b (OpenRouter)", () => {
   it("streams with the key and the HTTP-Referer / X-Title headers from the router file", async () => {
     server.enqueue({ kind: "reply", text: "Routed hello" });
-    const provider = createCloudBProvider(
+    const provider = createOpenRouterProvider(
       providerContext(
         {
           providers: {
@@ -61,7 +61,7 @@ describe("cloud_b (OpenRouter)", () => {
   });
 
   it("takes the headers from CLOUD_B_SITE_URL / CLOUD_B_APP_TITLE and the key from CLOUD_B_API_KEY", async () => {
-    const provider = createCloudBProvider(
+    const provider = createOpenRouterProvider(
       providerContext(
         { providers: { cloud_b: { base_url: `${server.url}/v1` } } },
         {
@@ -82,7 +82,7 @@ describe("cloud_b (OpenRouter)", () => {
   });
 
   it("maps route config, including top_k, repeat_penalty and thinking_level, into the body", async () => {
-    const provider = createCloudBProvider(
+    const provider = createOpenRouterProvider(
       providerContext({ providers: { cloud_b: { base_url: server.url } } }, { env: { CLOUD_B_API_KEY: "sk-or-1234" } }),
     );
     const options = provider.callOptions({
@@ -112,7 +112,7 @@ describe("cloud_b (OpenRouter)", () => {
   });
 
   it("is unavailable without a key, saying how to add one", async () => {
-    const provider = createCloudBProvider(providerContext({}, { secrets: { cloud_a_api_key: "sk-a-secret-1" } }));
+    const provider = createOpenRouterProvider(providerContext({}, { secrets: { cloud_a_api_key: "sk-a-secret-1" } }));
     const error = (await rejection(() => provider.languageModel("openrouter/auto"))) as ProviderFailure;
     expect(error).toBeInstanceOf(ProviderFailure);
     expect(error.kind).toBe("unavailable");
@@ -123,7 +123,7 @@ describe("cloud_b (OpenRouter)", () => {
 
   it("lists models with context length and per-token USD prices as numbers", async () => {
     // The list is public: no key needed.
-    const provider = createCloudBProvider(
+    const provider = createOpenRouterProvider(
       providerContext({ providers: { cloud_b: { base_url: `${server.url}/api/v1` } } }),
     );
     expect(await provider.listModels()).toEqual([

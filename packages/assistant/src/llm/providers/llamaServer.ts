@@ -12,14 +12,14 @@ import {
   requestJson,
   serverRoot,
   withRequestRewrite,
-} from "./openaiCompatible.ts";
+} from "./httpCommon.ts";
 
 // lowbit_server: a llama.cpp server (llama-server) through its OpenAI-compatible API. The key is optional:
 // llama-server only checks one when started with --api-key.
 
 const DEFAULT_BASE_URL = "http://localhost:8080/v1";
 
-export const createLowbitServerProvider: ProviderFactory = (context): Provider => {
+export const createLlamaServerProvider: ProviderFactory = (context): Provider => {
   const baseURL = openAiBaseUrl(context.config.providers.lowbit_server?.base_url ?? DEFAULT_BASE_URL);
   const apiKey = () => providerKey(context, "lowbit_server", undefined);
 

@@ -10,21 +10,21 @@ import {
   requestJson,
   serverRoot,
   withRequestRewrite,
-} from "./openaiCompatible.ts";
+} from "./httpCommon.ts";
 
 // local_server: Ollama through its native API (/api/chat, /api/tags, /api/show) at the server's root URL.
 
 const DEFAULT_HOST = "http://localhost:11434";
 
 /** providers.local_server.base_url, else LOCAL_SERVER_HOST, else Ollama's default; always the root URL. */
-export function localServerRoot(context: Pick<ProviderContext, "config" | "settings">): string {
+export function ollamaRoot(context: Pick<ProviderContext, "config" | "settings">): string {
   const configured = context.config.providers.local_server?.base_url ?? context.settings.localServerHost;
   // Tolerates the /api or OpenAI-compatible /v1 suffix users copy from Ollama's docs.
   return serverRoot(configured || DEFAULT_HOST);
 }
 
-export const createLocalServerProvider: ProviderFactory = (context): Provider => {
-  const root = localServerRoot(context);
+export const createOllamaProvider: ProviderFactory = (context): Provider => {
+  const root = ollamaRoot(context);
 
   return {
     id: "local_server",

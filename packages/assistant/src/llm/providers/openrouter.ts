@@ -10,7 +10,7 @@ import {
   openAiEmbeddings,
   providerKey,
   requireKey,
-} from "./openaiCompatible.ts";
+} from "./httpCommon.ts";
 
 // cloud_b: OpenRouter. Attribution headers come from the router file or CLOUD_B_SITE_URL / CLOUD_B_APP_TITLE.
 
@@ -21,7 +21,7 @@ const HOW_TO_SET_KEY =
 /** OpenRouter's reasoning efforts; it has no "max", so that maps to its highest. */
 const OPENROUTER_EFFORTS = new Set(["none", "minimal", "low", "medium", "high", "xhigh"]);
 
-export const createCloudBProvider: ProviderFactory = (context): Provider => {
+export const createOpenRouterProvider: ProviderFactory = (context): Provider => {
   const settings = context.config.providers.cloud_b ?? {};
   const baseURL = openAiBaseUrl(settings.base_url ?? DEFAULT_BASE_URL);
   const siteUrl = settings.site_url ?? context.settings.cloudBSiteUrl;
