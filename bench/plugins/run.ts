@@ -12,10 +12,10 @@ import { dataPaths } from "../../packages/assistant/src/config/paths.ts";
 import { readSettings } from "../../packages/assistant/src/config/settings.ts";
 import { EventLog } from "../../packages/assistant/src/events/eventLog.ts";
 import { loadPlugin } from "../../packages/assistant/src/plugins/runtime.ts";
-import { createPluginServices } from "../../packages/assistant/src/plugins/setup.ts";
+import { createPluginServices } from "../../packages/assistant/src/plugins/services.ts";
 import { openDatabase } from "../../packages/assistant/src/store/database.ts";
 import { createApprovalServices } from "../../packages/assistant/src/tools/approvals/services.ts";
-import { createToolServices } from "../../packages/assistant/src/tools/service.ts";
+import { createToolServices } from "../../packages/assistant/src/tools/services.ts";
 import { buildTestPlugin } from "../../packages/assistant/test/plugins/buildFixtures.ts";
 
 const { values } = parseArgs({ options: { calls: { type: "string", default: "3000" } } });

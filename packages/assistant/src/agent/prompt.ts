@@ -1,7 +1,7 @@
 import type { LanguageModelV4FunctionTool } from "@ai-sdk/provider";
 import type { AgentProfile } from "../config/schemas/agentProfile.ts";
 import type { LanguageModelV4Prompt } from "../llm/types.ts";
-import type { ToolInfo } from "../tools/service.ts";
+import type { ToolInfo } from "../tools/services.ts";
 import type { MessageRecord } from "./sessions.ts";
 
 // The prompt of a work unit: a compact system prompt shaped by agent_profile.json, the session's summary and

@@ -6,7 +6,7 @@ import type { DaemonSelf } from "../doctor/types.ts";
 import { formatEmbedded, formatMetrics, formatModels, formatRoutes } from "../llm/format.ts";
 import { listAllModels } from "../llm/models.ts";
 import { editableRouterFile, listRoutes, setRoute } from "../llm/routeEditor.ts";
-import type { LlmServices } from "../llm/service.ts";
+import type { LlmServices } from "../llm/services.ts";
 import { formatPluginReload, formatPlugins } from "../plugins/format.ts";
 import type { PluginRegistry } from "../plugins/registry.ts";
 import { formatCadence, formatSchedule, formatSchedules } from "../scheduler/format.ts";

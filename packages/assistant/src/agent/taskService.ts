@@ -5,7 +5,7 @@ import type { EventKind, EventPayload } from "../events/registry.ts";
 import { classifyMessage } from "../llm/classify.ts";
 import type { LlmRouter } from "../llm/router.ts";
 import type { Logger } from "../log/logger.ts";
-import type { ToolServices } from "../tools/service.ts";
+import type { ToolServices } from "../tools/services.ts";
 import { AppError, isAppError } from "../util/errors.ts";
 import { historyFor } from "./compaction.ts";
 import { agentDebugLog } from "./debugLog.ts";
@@ -90,7 +90,7 @@ export interface TaskServiceDeps {
   memory?: TaskMemory;
 }
 
-/** What the task runner needs from memory (memory/service.ts implements it). */
+/** What the task runner needs from memory (memory/memoryService.ts implements it). */
 export interface TaskMemory {
   promptContext(message: string, signal?: AbortSignal): Promise<string | null>;
   learnAfter(sessionId: string, taskId: string | null): void;

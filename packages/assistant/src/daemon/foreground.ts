@@ -1,5 +1,5 @@
 import { accessSync, constants, mkdirSync } from "node:fs";
-import { createAgentServices } from "../agent/service.ts";
+import { createAgentServices } from "../agent/services.ts";
 import { SessionStore } from "../agent/sessions.ts";
 import { ensureAuthToken } from "../auth/authToken.ts";
 import { LoginCodes } from "../auth/loginCodes.ts";
@@ -9,21 +9,21 @@ import { dataPaths, resolveDataDir } from "../config/paths.ts";
 import { readSettings } from "../config/settings.ts";
 import { validateConfigFiles } from "../config/validate.ts";
 import { EventLog } from "../events/eventLog.ts";
-import { createLlmServices } from "../llm/service.ts";
+import { createLlmServices } from "../llm/services.ts";
 import { createLogger } from "../log/logger.ts";
-import { createMemoryService } from "../memory/setup.ts";
+import { createMemoryServices } from "../memory/services.ts";
 import { SYSTEM_CLOCK } from "../mission/clock.ts";
 import { MissionService } from "../mission/missionService.ts";
 import { MessageRouting } from "../plugins/routing.ts";
-import { createPluginServices } from "../plugins/setup.ts";
+import { createPluginServices } from "../plugins/services.ts";
 import { processAlive, readDaemonInfo, removeDaemonInfo, writeDaemonInfo } from "../runtime/daemonInfo.ts";
 import type { Services } from "../runtime/services.ts";
 import { Scheduler } from "../scheduler/scheduler.ts";
 import { buildApp } from "../server/app.ts";
-import { createSkillServices } from "../skills/setup.ts";
+import { createSkillServices } from "../skills/services.ts";
 import { openDatabase } from "../store/database.ts";
 import { createApprovalServices } from "../tools/approvals/services.ts";
-import { createToolServices } from "../tools/service.ts";
+import { createToolServices } from "../tools/services.ts";
 import { AppError, ConfigError } from "../util/errors.ts";
 import { openVault } from "../vault/vault.ts";
 import { VERSION } from "../version.ts";
@@ -127,9 +127,9 @@ export async function startDaemon(env: NodeJS.ProcessEnv = process.env): Promise
     throw new StartupError((error as Error).message);
   }
   const routing = new MessageRouting([() => plugins.registry.rules(), () => skills.registry.rules()]);
-  let memory: ReturnType<typeof createMemoryService>;
+  let memory: ReturnType<typeof createMemoryServices>["memory"];
   try {
-    memory = createMemoryService({ db, llm, sessions, events, settings, logger, tools });
+    ({ memory } = createMemoryServices({ db, llm, sessions, events, settings, logger, tools }));
   } catch (error) {
     approvals.close();
     db.close();

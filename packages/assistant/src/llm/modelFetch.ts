@@ -6,7 +6,7 @@ import { createEmbeddedRuntime } from "./embedded/runtime.ts";
 import { RouterMetrics } from "./metrics.ts";
 import { listAllModels, modelOptionsFrom, type ProviderModels } from "./models.ts";
 import { editableRouterFile, saveModelOptions } from "./routeEditor.ts";
-import { routerFromFile } from "./service.ts";
+import { routerFromFile } from "./services.ts";
 import { LLM_SETTINGS } from "./settings.ts";
 
 // `assistant config models fetch`: asks every configured provider for its models' metadata and stores it under

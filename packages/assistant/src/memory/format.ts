@@ -1,5 +1,5 @@
+import type { MemoryOverview, MemorySettings } from "./memoryService.ts";
 import type { SearchHit } from "./search.ts";
-import type { MemoryOverview, MemorySettings } from "./service.ts";
 import type { MemoryRecord } from "./store.ts";
 
 // Memories as text, for `assistant memory`.

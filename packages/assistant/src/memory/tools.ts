@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { defineTool, type Tool, ToolFailure } from "../tools/tool.ts";
 import { isAppError } from "../util/errors.ts";
-import type { MemoryService } from "./service.ts";
+import type { MemoryService } from "./memoryService.ts";
 import { MAX_MEMORY_CHARS, MAX_SUBJECT_CHARS, MEMORY_KINDS } from "./store.ts";
 
 // The agent's memory tools. Like every tool they pass the policy chain (profiles, deny lists, decisions,

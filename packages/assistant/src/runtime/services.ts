@@ -6,17 +6,17 @@ import type { WebSessions } from "../auth/webSessions.ts";
 import type { DataPaths } from "../config/paths.ts";
 import type { DaemonSettings } from "../config/settings.ts";
 import type { EventLog } from "../events/eventLog.ts";
-import type { LlmServices } from "../llm/service.ts";
+import type { LlmServices } from "../llm/services.ts";
 import type { Logger } from "../log/logger.ts";
-import type { MemoryService } from "../memory/service.ts";
+import type { MemoryService } from "../memory/memoryService.ts";
 import type { MissionService } from "../mission/missionService.ts";
 import type { MessageRouting } from "../plugins/routing.ts";
-import type { PluginServices } from "../plugins/setup.ts";
+import type { PluginServices } from "../plugins/services.ts";
 import type { Scheduler } from "../scheduler/scheduler.ts";
-import type { SkillServices } from "../skills/setup.ts";
+import type { SkillServices } from "../skills/services.ts";
 import type { Db } from "../store/database.ts";
 import type { ApprovalServices } from "../tools/approvals/services.ts";
-import type { ToolServices } from "../tools/service.ts";
+import type { ToolServices } from "../tools/services.ts";
 import type { Vault } from "../vault/vault.ts";
 
 /** What the running daemon is made of. Built once at start (daemon/), handed to every route. */

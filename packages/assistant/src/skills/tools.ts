@@ -2,7 +2,7 @@ import { z } from "zod";
 import { defineTool, type Tool, ToolFailure } from "../tools/tool.ts";
 import { isAppError } from "../util/errors.ts";
 import type { SkillRegistry } from "./registry.ts";
-import type { SkillService } from "./service.ts";
+import type { SkillService } from "./skillService.ts";
 
 // The agent's two skill tools. use_skill is progressive disclosure: the prompt only lists names and
 // descriptions, and a skill's instructions (or one of its reference files) enter the context when the agent

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { readSettings } from "../../src/config/settings.ts";
 import { EventLog } from "../../src/events/eventLog.ts";
-import { createPluginServices, type PluginServices } from "../../src/plugins/setup.ts";
+import { createPluginServices, type PluginServices } from "../../src/plugins/services.ts";
 import { openDatabase } from "../../src/store/database.ts";
 import { type ToolHarness, toolHarness } from "../tools/harness.ts";
 import { buildTestPlugin } from "./buildFixtures.ts";

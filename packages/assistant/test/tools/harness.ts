@@ -10,7 +10,7 @@ import type { EventKind, StoredEvent } from "../../src/events/registry.ts";
 import { openDatabase } from "../../src/store/database.ts";
 import { type ApprovalServices, createApprovalServices } from "../../src/tools/approvals/services.ts";
 import type { InvokeOptions, ToolResult, ToolRunner } from "../../src/tools/runner.ts";
-import { createToolServices, type EffectiveView, type ToolServices } from "../../src/tools/service.ts";
+import { createToolServices, type EffectiveView, type ToolServices } from "../../src/tools/services.ts";
 import { tempDataDir } from "../helpers/daemon.ts";
 import { vaultWithSecrets } from "../helpers/vault.ts";
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
+import { memoryOverviewSchema, memorySettingsSchema, rememberResultSchema } from "../../memory/memoryService.ts";
 import { searchHitSchema } from "../../memory/search.ts";
-import { memoryOverviewSchema, memorySettingsSchema, rememberResultSchema } from "../../memory/service.ts";
 import { MAX_MEMORY_CHARS, MAX_SUBJECT_CHARS, MEMORY_KINDS, memoryRecordSchema } from "../../memory/store.ts";
 import type { Services } from "../../runtime/services.ts";
 import { pageSchema } from "../pagination.ts";

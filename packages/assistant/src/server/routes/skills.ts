@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { Services } from "../../runtime/services.ts";
 import { invalidSkillSchema, reloadResultSchema, skillInfoSchema, skillSchema } from "../../skills/registry.ts";
-import { skillInstallResultSchema } from "../../skills/service.ts";
+import { skillInstallResultSchema } from "../../skills/skillService.ts";
 import { AppError } from "../../util/errors.ts";
 import { defineRoute, type RouteSpec } from "../route.ts";
 

@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { Services } from "../../runtime/services.ts";
 import { QUEUE_STATUSES } from "../../tools/approvals/queueStatus.ts";
 import { type ToolResult, toolResultSchema } from "../../tools/runner.ts";
-import { effectiveViewSchema, toolInfoSchema } from "../../tools/service.ts";
+import { effectiveViewSchema, toolInfoSchema } from "../../tools/services.ts";
 import { AppError } from "../../util/errors.ts";
 import { defineRoute, type RouteSpec } from "../route.ts";
 

@@ -1,14 +1,18 @@
 import type { SessionStore } from "../agent/sessions.ts";
 import type { EventLog } from "../events/eventLog.ts";
-import type { LlmServices } from "../llm/service.ts";
+import type { LlmServices } from "../llm/services.ts";
 import type { Logger } from "../log/logger.ts";
 import type { Db } from "../store/database.ts";
-import type { ToolServices } from "../tools/service.ts";
-import { MemoryService, type MemoryServiceDeps } from "./service.ts";
+import type { ToolServices } from "../tools/services.ts";
+import { MemoryService, type MemoryServiceDeps } from "./memoryService.ts";
 import { memoryTools } from "./tools.ts";
 
+export interface MemoryServices {
+  memory: MemoryService;
+}
+
 /** The daemon's second brain: the service, and remember/recall/forget in the tool registry. */
-export function createMemoryService(options: {
+export function createMemoryServices(options: {
   db: Db;
   llm: Pick<LlmServices, "router" | "embedded">;
   sessions: Pick<SessionStore, "after">;
@@ -16,7 +20,7 @@ export function createMemoryService(options: {
   settings: MemoryServiceDeps["settings"];
   logger: Pick<Logger, "warn" | "info">;
   tools: Pick<ToolServices, "registry">;
-}): MemoryService {
+}): MemoryServices {
   const memory = new MemoryService({
     db: options.db,
     router: options.llm.router,
@@ -28,5 +32,5 @@ export function createMemoryService(options: {
   });
   const tools = memoryTools(memory);
   options.tools.registry.addProvider(() => tools);
-  return memory;
+  return { memory };
 }

@@ -3,9 +3,9 @@ import type { DaemonSettings } from "../config/settings.ts";
 import type { EventLog } from "../events/eventLog.ts";
 import type { Logger } from "../log/logger.ts";
 import type { ReviewQueue } from "../tools/approvals/queue.ts";
-import type { ToolServices } from "../tools/service.ts";
+import type { ToolServices } from "../tools/services.ts";
 import { SkillRegistry } from "./registry.ts";
-import { SkillService } from "./service.ts";
+import { SkillService } from "./skillService.ts";
 import { skillTools } from "./tools.ts";
 
 // The daemon's skills as it builds them at start.

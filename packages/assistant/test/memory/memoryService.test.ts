@@ -4,7 +4,7 @@ import { historyFor } from "../../src/agent/compaction.ts";
 import { SessionStore } from "../../src/agent/sessions.ts";
 import { readSettings } from "../../src/config/settings.ts";
 import { EventLog } from "../../src/events/eventLog.ts";
-import { MemoryService } from "../../src/memory/service.ts";
+import { MemoryService } from "../../src/memory/memoryService.ts";
 import { MemoryStore } from "../../src/memory/store.ts";
 import { VectorIndex } from "../../src/memory/vectorIndex.ts";
 import { type Db, openDatabase } from "../../src/store/database.ts";
