@@ -1,14 +1,22 @@
-// Dependency direction: surfaces (server, cli, tui, bin) -> services (domain folders) -> store/config/util.
+// Dependency direction: surfaces (server, cli, chat, tui, bin) -> services (domain folders) -> store/config/util.
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
     {
       name: "services-not-to-surfaces",
       comment:
-        "Domain services never import a surface (HTTP routes, CLI, TUI, bins, the daemon composition root): surfaces are thin adapters over services.",
+        "Domain services never import a surface (HTTP routes, CLI, slash commands and chat wiring, TUI, bins, the daemon composition root): surfaces are thin adapters over services.",
       severity: "error",
-      from: { path: "^packages/assistant/src/(?!server/|cli/|tui/|bin/|daemon/)" },
-      to: { path: "^packages/assistant/src/(server|cli|tui|bin|daemon)/" },
+      from: { path: "^packages/assistant/src/(?!server/|cli/|chat/|tui/|bin/|daemon/)" },
+      to: { path: "^packages/assistant/src/(server|cli|chat|tui|bin|daemon)/" },
+    },
+    {
+      name: "agent-below-the-other-domains",
+      comment:
+        "The agent runs tasks over the router and the tools and knows no other domain: it depends only on llm, tools, events, store, config, util and the logger (log/). What it needs from memory, skills, plugins or the scheduler comes in as functions and interfaces it declares (TaskMemory, route, promptAddition), provided by the chat wiring (chat/services.ts).",
+      severity: "error",
+      from: { path: "^packages/assistant/src/agent/" },
+      to: { path: "^packages/assistant/src/(?!agent/|llm/|tools/|events/|store/|config/|util/|log/)" },
     },
     {
       name: "store-is-the-bottom",

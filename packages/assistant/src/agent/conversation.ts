@@ -1,6 +1,5 @@
 import { AppError } from "../util/errors.ts";
 import type { SessionStore } from "./sessions.ts";
-import type { SlashResult } from "./slashCommands.ts";
 import type { TaskService } from "./taskService.ts";
 import type { DeliveryMode, QueuedMessage, TaskOrigin, TaskRecord } from "./tasks.ts";
 
@@ -16,6 +15,12 @@ export interface IncomingMessage {
   taskType?: string;
   mode?: DeliveryMode;
   origin: TaskOrigin;
+}
+
+/** A command's reply, and the session the chat continues in when the command switched it (/newsession). */
+export interface SlashResult {
+  reply: string;
+  sessionId?: string;
 }
 
 export type Handled =

@@ -1,9 +1,9 @@
 import { accessSync, constants, mkdirSync } from "node:fs";
-import { createAgentServices } from "../agent/services.ts";
 import { SessionStore } from "../agent/sessions.ts";
 import { ensureAuthToken } from "../auth/authToken.ts";
 import { LoginCodes } from "../auth/loginCodes.ts";
 import { WebSessions } from "../auth/webSessions.ts";
+import { createChatServices } from "../chat/services.ts";
 import { applyEnvFiles } from "../config/envFile.ts";
 import { dataPaths, resolveDataDir } from "../config/paths.ts";
 import { readSettings } from "../config/settings.ts";
@@ -138,10 +138,10 @@ export async function startDaemon(env: NodeJS.ProcessEnv = process.env): Promise
   const startedAt = new Date();
   let requestRestart = () => {};
   const restartRequested = new Promise<void>((resolve) => (requestRestart = resolve));
-  let agentServices: ReturnType<typeof createAgentServices>;
+  let chatServices: ReturnType<typeof createChatServices>;
   let scheduler: Scheduler; // built right after the agent, before any request can reach /schedule
   try {
-    agentServices = createAgentServices({
+    chatServices = createChatServices({
       db,
       sessions,
       llm,
@@ -169,7 +169,7 @@ export async function startDaemon(env: NodeJS.ProcessEnv = process.env): Promise
     db.close();
     throw new StartupError((error as Error).message);
   }
-  const { agent, conversation } = agentServices;
+  const { agent, conversation } = chatServices;
   try {
     scheduler = new Scheduler({
       db,

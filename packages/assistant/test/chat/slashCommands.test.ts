@@ -4,11 +4,11 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { handleApproval, isYes } from "../../src/cli/chat.ts";
 import type { CliContext } from "../../src/cli/context.ts";
 import { dataPaths } from "../../src/config/paths.ts";
+import { agentDataDir, startScriptedDaemon } from "../agent/helpers.ts";
 import { cleanUp, health, sandbox, waitFor } from "../daemon/helpers.ts";
 import { api as apiCall, type TestDaemon, tempDataDir } from "../helpers/daemon.ts";
 import { type ScriptedServer, startOpenAiServer } from "../llm/servers/openaiServer.ts";
 import { runCli } from "../setup/helpers.ts";
-import { agentDataDir, startScriptedDaemon } from "./helpers.ts";
 
 // The slash commands of the chat on a real daemon (POST /api/message answers them without the model), `/restart`
 // under the real supervisor, and the inline approvals of `assistant chat`.

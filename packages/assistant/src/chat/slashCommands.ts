@@ -1,3 +1,6 @@
+import type { SlashResult } from "../agent/conversation.ts";
+import type { SessionStore } from "../agent/sessions.ts";
+import type { TaskService } from "../agent/taskService.ts";
 import type { DataPaths } from "../config/paths.ts";
 import { adviceFor } from "../doctor/advice.ts";
 import { formatChecks } from "../doctor/format.ts";
@@ -15,8 +18,6 @@ import { getEnvSetting, listEnvSettings, MASKED, setEnvSetting } from "../setup/
 import { formatReload, formatSkills } from "../skills/format.ts";
 import type { SkillRegistry } from "../skills/registry.ts";
 import type { Vault } from "../vault/vault.ts";
-import type { SessionStore } from "./sessions.ts";
-import type { TaskService } from "./taskService.ts";
 
 // Slash commands (docs/models.md#slash-commands-available-now): chat lines starting with "/" are commands, answered
 // here and never sent to the LLM. One registry for every surface (CLI chat, web, TUI, channels); `/help` lists exactly
@@ -41,12 +42,6 @@ export interface SlashContext {
   scheduler: () => Pick<Scheduler, "list" | "create" | "delete" | "pause" | "resume">;
   /** Only under the supervisor (`assistant start`): stops the daemon so the supervisor starts it again at once. */
   restart?: () => void;
-}
-
-/** The reply, and the session the chat continues in when the command switched it (/newsession). */
-export interface SlashResult {
-  reply: string;
-  sessionId?: string;
 }
 
 interface SlashCommand {
