@@ -1,5 +1,4 @@
 import { createServer } from "node:net";
-import { AssistantClient } from "@assistant/client";
 import { type DaemonSettings, readSettingsOf } from "../config/settings.ts";
 import { processAlive, readDaemonInfo } from "../runtime/daemonInfo.ts";
 import { type CheckContext, type CheckResult, result } from "./types.ts";
@@ -81,6 +80,8 @@ export async function checkPort(ctx: CheckContext): Promise<CheckResult | undefi
 /** The version the daemon reports on /api/health, or undefined when no assistant daemon answers there. */
 async function probeHealth(bind: string, port: number): Promise<string | undefined> {
   const host = bind === "0.0.0.0" ? "127.0.0.1" : bind === "::" ? "::1" : bind;
+  // Loaded here: the daemon runs this check too (about itself, without a probe) and starts without the client.
+  const { AssistantClient } = await import("@assistant/client");
   const client = new AssistantClient({ baseUrl: `http://${host.includes(":") ? `[${host}]` : host}:${port}` });
   try {
     const health = await client.getHealth({ timeoutMs: PROBE_MS });
