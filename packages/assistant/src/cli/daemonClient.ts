@@ -1,5 +1,5 @@
 import type { AssistantClient } from "@assistant/client";
-import { AppError } from "../util/errors.ts";
+import { AppError, ERROR_CODES, type ErrorCode } from "../util/errors.ts";
 import type { CliContext } from "./context.ts";
 
 // Commands that need the running daemon (chat, tasks, router metrics, doctor --advice...) call it through here
@@ -56,18 +56,6 @@ export async function callDaemon<T>(
   return withDaemon(what, () => call(client));
 }
 
-const KNOWN = new Set([
-  "invalid_request",
-  "unauthorized",
-  "forbidden",
-  "policy_denied",
-  "not_found",
-  "conflict",
-  "payload_too_large",
-  "rate_limited",
-  "budget_exceeded",
-  "provider_error",
-  "provider_unavailable",
-  "provider_timeout",
-]);
-const toCode = (code: string) => (KNOWN.has(code) ? code : "internal") as ConstructorParameters<typeof AppError>[0];
+/** The daemon's codes pass through; anything else (a newer daemon's code) is `internal`. */
+const KNOWN: ReadonlySet<string> = new Set(ERROR_CODES);
+const toCode = (code: string): ErrorCode => (KNOWN.has(code) ? (code as ErrorCode) : "internal");
