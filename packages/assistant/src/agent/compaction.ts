@@ -80,6 +80,8 @@ export async function historyFor(
           },
         ],
         sessionId,
+        // A turn waits for its compaction: it is a step of that turn, never work left for later.
+        priority: "tool",
         ...(signal ? { signal } : {}),
       });
       if (result.provider === "assistant_core" || !result.text.trim())

@@ -3,15 +3,20 @@ import { z } from "zod";
 import type { LlmRouter } from "../llm/router.ts";
 import type { LanguageModelV4Prompt, TokenUsage } from "../llm/types.ts";
 import type { ToolRunner } from "../tools/runner.ts";
+import type { ToolInfo } from "../tools/services.ts";
 import { TOOL_CALL_STATUSES, type ToolCallStatus } from "../tools/tool.ts";
 import type { AgentDebugLog } from "./debugLog.ts";
+import { answerLoadTools, LOAD_TOOLS } from "./loadTools.ts";
+import { toolDefinition } from "./prompt.ts";
 import { parseTextToolCalls, type TextToolSpec } from "./textToolCalls.ts";
 
 // One work unit of the agent (docs/agent.md#the-tool-loop): up to ASSISTANT_MAX_TOOL_ROUNDS LLM turns. Each turn
 // streams through the router with the tool schemas; native tool calls (and grammar-constrained ones from the embedded
 // model) come as tool_call events, the text form `TOOL: <name> <args>` is parsed from the answer when there are none.
 // Every call goes through the ToolRunner (policy, review queue). Steering messages are injected after the turn in which
-// they arrived. The unit ends with an answer without tool calls, or at the round limit.
+// they arrived. The unit ends with an answer without tool calls, or at the round limit. Tools offered only in the
+// tool index (toolOffer.ts) get their schema sent from the round after load_tools asked for it or after the model
+// called them; such a call that had no schema yet and fails validation is answered with the schema.
 
 /** What a work unit reports live, by `type` (the message routes stream these; see server/taskStream.ts). */
 export const agentEventSchema = z.discriminatedUnion("type", [
@@ -61,7 +66,10 @@ export interface UnitResult {
 export interface AgentLoopDeps {
   router: Pick<LlmRouter, "stream">;
   tools: Pick<ToolRunner, "invoke">;
+  /** The definitions sent from the first round (toolOffer.ts); loaded ones are added as the unit goes. */
   toolDefs: LanguageModelV4FunctionTool[];
+  /** Every tool offered to this unit, schema sent or not: what load_tools and the index reach. */
+  offered?: ReadonlyMap<string, ToolInfo>;
   textTools: TextToolSpec[];
   maxRounds: number;
   /** Given when ASSISTANT_AGENT_DEBUG=1. */
@@ -91,16 +99,19 @@ export async function runAgentUnit(deps: AgentLoopDeps, input: UnitInput): Promi
   let model: string | null = null;
   let textCallSeq = 0;
   let costUsd = 0;
+  const tools: ToolsSent = { defs: [...deps.toolDefs], names: new Set(deps.toolDefs.map((d) => d.name)) };
 
   for (let round = 1; round <= deps.maxRounds; round++) {
     let text = "";
     const native: Array<{ id: string; name: string; input: string }> = [];
-    const turn = deps.debug?.request(round, prompt, deps.toolDefs.length);
+    const turn = deps.debug?.request(round, prompt, tools.defs.length);
     let turnUsage: TokenUsage = { input: 0, output: 0 };
     for await (const event of deps.router.stream({
       taskType: input.taskType,
       prompt,
-      ...(deps.toolDefs.length > 0 ? { tools: deps.toolDefs } : {}),
+      // A person waits for the first round of a turn; later rounds continue one already under way.
+      priority: round === 1 ? "user" : "tool",
+      ...(tools.defs.length > 0 ? { tools: [...tools.defs] } : {}),
       sessionId: input.sessionId,
       signal: input.signal,
     })) {
@@ -164,7 +175,7 @@ export async function runAgentUnit(deps: AgentLoopDeps, input: UnitInput): Promi
       const results = [];
       for (const call of native) {
         const args = parseArguments(call.input);
-        const output = await invoke(deps, input, calls, call.id, call.name, args, round);
+        const output = await invoke(deps, tools, input, calls, call.id, call.name, args, round);
         results.push({ id: call.id, name: call.name, args, output });
       }
       prompt.push({
@@ -208,7 +219,7 @@ export async function runAgentUnit(deps: AgentLoopDeps, input: UnitInput): Promi
             parts.push(output);
             continue;
           }
-          const output = await invoke(deps, input, calls, id, call.name, { ok: true, value: call.input }, round);
+          const output = await invoke(deps, tools, input, calls, id, call.name, { ok: true, value: call.input }, round);
           parts.push(`Result of TOOL: ${call.name}\n${output}`);
         }
         prompt.push({ role: "user", content: [{ type: "text", text: parts.join("\n\n") }] });
@@ -239,8 +250,21 @@ function parseArguments(raw: string): ParsedArgs {
   }
 }
 
+/** The tool definitions sent with the next request: the offer's, then what was loaded or called since. */
+interface ToolsSent {
+  defs: LanguageModelV4FunctionTool[];
+  names: Set<string>;
+}
+
+function sendSchema(tools: ToolsSent, tool: ToolInfo): void {
+  if (tools.names.has(tool.name)) return;
+  tools.names.add(tool.name);
+  tools.defs.push(toolDefinition(tool));
+}
+
 async function invoke(
   deps: AgentLoopDeps,
+  tools: ToolsSent,
   input: UnitInput,
   calls: ToolCallRecord[],
   id: string,
@@ -249,8 +273,21 @@ async function invoke(
   round: number,
 ): Promise<string> {
   input.emit({ type: "tool_call", id, name, arguments: args.ok ? args.value : null });
+  if (name === LOAD_TOOLS && deps.offered) {
+    // Answered here: it runs nothing, it only reads schemas of tools this unit already offers.
+    const loaded = answerLoadTools(args.ok ? args.value : null, deps.offered);
+    for (const tool of loaded.found) sendSchema(tools, tool);
+    const status = loaded.found.length > 0 ? "ok" : "invalid_arguments";
+    input.emit({ type: "tool_result", id, name, status, output: loaded.output });
+    deps.debug?.tool(round, { tool: name, status, ms: 0 });
+    return loaded.output;
+  }
+  // A tool from the index called without its schema: it runs if the arguments are right, and its schema is sent
+  // from the next round on (and given in the answer when they were wrong, so the model can retry).
+  const unseen = tools.names.has(name) ? undefined : deps.offered?.get(name);
+  if (unseen) sendSchema(tools, unseen);
   if (!args.ok) {
-    const output = `Invalid arguments for ${name}: ${args.problem}. Call it again with a JSON object.`;
+    const output = withSchema(`Invalid arguments for ${name}: ${args.problem}. Call it again with a JSON object.`, unseen);
     input.emit({ type: "tool_result", id, name, status: "invalid_arguments", output });
     calls.push({ call_id: id, name, arguments: null, status: "invalid_arguments", summary: output });
     deps.debug?.tool(round, { tool: name, status: "invalid_arguments", ms: 0 });
@@ -276,12 +313,13 @@ async function invoke(
     ...(result.rule ? { rule: result.rule } : {}),
     ms: performance.now() - started,
   });
+  const output = result.status === "invalid_arguments" ? withSchema(result.output, unseen) : result.output;
   input.emit({
     type: "tool_result",
     id,
     name,
     status: result.status,
-    output: result.output,
+    output,
     ...(result.queue_item_id ? { queue_item_id: result.queue_item_id } : {}),
   });
   calls.push({
@@ -293,7 +331,12 @@ async function invoke(
     ...(result.rule ? { rule: result.rule } : {}),
     ...(result.queue_item_id ? { queue_item_id: result.queue_item_id } : {}),
   });
-  return result.output;
+  return output;
+}
+
+function withSchema(output: string, tool: ToolInfo | undefined): string {
+  if (!tool) return output;
+  return `${output}\nParameters of ${tool.name}: ${JSON.stringify(toolDefinition(tool).inputSchema)}`;
 }
 
 function firstLine(text: string): string {

@@ -94,6 +94,8 @@ export interface TaskServiceDeps {
 export interface TaskMemory {
   promptContext(message: string, signal?: AbortSignal): Promise<string | null>;
   learnAfter(sessionId: string, taskId: string | null): void;
+  /** A person's new message in the session: learning from it waits, so it never competes with the answer. */
+  userWrote(sessionId: string): void;
   flush(sessionId: string, throughSeq: number, signal?: AbortSignal): Promise<void>;
 }
 
@@ -179,6 +181,7 @@ export class TaskService {
       );
       return created;
     });
+    if (LEARNING_ORIGINS.has(task.origin)) this.#deps.memory?.userWrote(task.session_id);
     this.#schedule(task);
     return task;
   }

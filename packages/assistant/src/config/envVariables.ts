@@ -515,6 +515,14 @@ export const ENV_VARIABLES = {
     meaning:
       "`0` starts with learning paused; once learning is switched through `POST /api/memory/second-brain/settings`, that stored setting wins",
   }),
+  memoryLearnIdleSecs: variable({
+    name: "ASSISTANT_MEMORY_LEARN_IDLE_SECS",
+    group: "memory",
+    type: seconds,
+    default: 20,
+    meaning:
+      "learning reads a conversation once it has been quiet this long (or after 5 turns that may teach something, or before compaction), in one model call for all its new turns",
+  }),
   memoryPromptTokens: variable({
     name: "ASSISTANT_MEMORY_PROMPT_TOKENS",
     group: "memory",

@@ -10,6 +10,7 @@ import { ProviderFailure, routesExhausted } from "./errors.ts";
 import { toProviderFailure } from "./failure.ts";
 import { isSystemTask, type LlmLimits, readLlmLimits } from "./limits.ts";
 import type { RouterMetrics } from "./metrics.ts";
+import { ModelSlots, type SlotLease, slotPolicyFor } from "./modelSlots.ts";
 import { costOf, estimateTokens, priceFor } from "./prices.ts";
 import { loadProvider } from "./providers/index.ts";
 import { type ResolvedRoute, resolveRoute } from "./routing.ts";
@@ -29,7 +30,9 @@ import type {
 // `default_max_retries` retries of retryable failures (server errors, 429 honouring Retry-After, timeouts, cut
 // streams), with exponential backoff; other failures move on to the next target at once. Metrics and the
 // session budget are updated from the same place. Streams are passed through untouched, so the router adds
-// no latency beyond its bookkeeping.
+// no latency beyond its bookkeeping. Each attempt holds a slot of its provider's scheduler (modelSlots.ts) by the
+// request's priority; a background attempt a foreground call preempts is retried once the model is free again,
+// without counting as a failure or a retry.
 
 export interface RouterDeps {
   /** Reads and validates llm_router.yaml (called again by reload()). */
@@ -69,6 +72,7 @@ export class LlmRouter {
   private limitsValue!: LlmLimits;
   private readonly providers = new Map<RouteProvider, Promise<Provider>>();
   private readonly models = new Map<string, Promise<LanguageModelV4>>();
+  private readonly slots = new Map<RouteProvider, ModelSlots | null>();
 
   constructor(deps: RouterDeps) {
     this.deps = deps;
@@ -84,6 +88,7 @@ export class LlmRouter {
     this.deps.metrics.enabled = limits.metricsEnabled;
     this.providers.clear();
     this.models.clear();
+    this.slots.clear(); // calls in flight release their slot on the scheduler they took it from
   }
 
   get configuration(): LlmRouterConfig {
@@ -126,6 +131,17 @@ export class LlmRouter {
     return cached;
   }
 
+  /** The scheduler of a provider's model, or null when its calls need none (cloud, assistant_core). */
+  modelSlots(provider: Pick<Provider, "id" | "local">): ModelSlots | null {
+    let slots = this.slots.get(provider.id);
+    if (slots === undefined) {
+      const policy = slotPolicyFor(provider, this.config);
+      slots = policy ? new ModelSlots(policy) : null;
+      this.slots.set(provider.id, slots);
+    }
+    return slots;
+  }
+
   private maxOutputTokens(request: LlmRequest, config: RouteConfig | undefined): number {
     const limit = isSystemTask(request.taskType)
       ? this.limitsValue.systemTaskMaxTokens
@@ -153,6 +169,7 @@ export class LlmRouter {
     const attempts: AttemptRecord[] = [];
     const failures: ProviderFailure[] = [];
     const promptTokens = estimateTokens(JSON.stringify(request.prompt));
+    const priority = request.priority ?? "user";
     let attemptNo = 0;
 
     for (const [index, target] of route.targets.entries()) {
@@ -196,10 +213,15 @@ export class LlmRouter {
       let retry = 0;
       for (; ; retry++) {
         yield { type: "route", provider: target.provider, model: target.model, attempt: ++attemptNo };
-        const startedAt = performance.now();
+        let startedAt = performance.now();
         let emitted = false;
         let answer = ""; // kept only for ASSISTANT_LOG_LLM_RESPONSE
+        let lease: SlotLease | null = null;
         try {
+          lease = (await this.modelSlots(provider)?.acquire(priority, request.signal)) ?? null;
+          startedAt = performance.now(); // the wait for a slot is not the model's latency
+          // Only a background call can be preempted, so only it listens to its lease.
+          const signal = lease && priority === "background" ? anySignal(request.signal, lease.signal) : request.signal;
           const model = await this.model(provider, target.model);
           const options = {
             ...provider.callOptions(target.config),
@@ -207,7 +229,7 @@ export class LlmRouter {
             ...(request.tools?.length ? { tools: request.tools, toolChoice: request.toolChoice } : {}),
             ...(Number.isFinite(maxOutputTokens) ? { maxOutputTokens } : {}),
           };
-          for await (const part of runAttempt(model, options, timeouts, request.signal)) {
+          for await (const part of runAttempt(model, options, timeouts, signal)) {
             if (part.type !== "finish") {
               emitted = true;
               if (part.type === "text" && this.deps.settings.logLlmResponse) answer += part.delta;
@@ -249,6 +271,12 @@ export class LlmRouter {
           }
         } catch (error) {
           if (request.signal?.aborted) throw error;
+          if (lease?.preempted) {
+            // A foreground call took the model: start over once it is free (the next acquire waits for that).
+            if (emitted) yield { type: "reset", reason: "preempted by a foreground call" };
+            retry--;
+            continue;
+          }
           const failure = toProviderFailure(error);
           lastFailure = failure;
           this.deps.metrics.record({
@@ -270,9 +298,12 @@ export class LlmRouter {
           if (emitted) yield { type: "reset", reason: failure.message };
           const wait = failure.retryAfterMs ?? this.backoff(retry);
           if (failure.retryable && retry < this.limitsValue.maxRetries && wait <= MAX_RETRY_WAIT_MS) {
+            lease?.release(); // other calls use the model during the backoff
             await sleep(wait, undefined, { signal: request.signal });
             continue;
           }
+        } finally {
+          lease?.release();
         }
         break;
       }
@@ -325,4 +356,8 @@ export class LlmRouter {
     const delay = Math.min(MAX_BACKOFF_MS, base * 2 ** retry);
     return delay / 2 + Math.random() * (delay / 2); // jitter so clients do not retry in lockstep
   }
+}
+
+function anySignal(request: AbortSignal | undefined, lease: AbortSignal): AbortSignal {
+  return request ? AbortSignal.any([request, lease]) : lease;
 }

@@ -23,6 +23,12 @@ import type { LlmSettings } from "./settings.ts";
 
 export type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4FunctionTool, LanguageModelV4Prompt };
 
+/**
+ * Who waits for a call: a person's new turn, a later round of a turn (or a step it waits on), or nobody (work
+ * the daemon does for itself, like memory extraction). A local model serves them in this order (modelSlots.ts).
+ */
+export type LlmPriority = "user" | "tool" | "background";
+
 /** A request to the router. `taskType` picks the route (any string; unknown names use the default route). */
 export interface LlmRequest {
   taskType: string;
@@ -33,6 +39,8 @@ export interface LlmRequest {
   maxOutputTokens?: number;
   /** Budget accounting key (a chat session). */
   sessionId?: string;
+  /** Who waits for the answer (modelSlots.ts); default "user". Background calls yield a local model. */
+  priority?: LlmPriority;
   signal?: AbortSignal;
 }
 
@@ -104,18 +112,26 @@ export interface Provider {
 
 export type ProviderFactory = (context: ProviderContext) => Provider;
 
-/** State of the embedded model (docs/models.md#the-embedded-model). */
-export const EMBEDDED_STATUSES = ["unloaded", "downloading", "loading", "loaded", "failed"] as const;
+/** State of the embedded model (docs/models.md#the-embedded-model); `calibrating` is part of a first load. */
+export const EMBEDDED_STATUSES = ["unloaded", "downloading", "loading", "calibrating", "loaded", "failed"] as const;
 export type EmbeddedStatus = (typeof EMBEDDED_STATUSES)[number];
 
 export const embeddedCalibrationSchema = z
   .object({
     measured_at: z.string(),
+    /** Measured by the first load of this file on this machine (false: on request). */
+    automatic: z.boolean(),
+    /** The fastest thread count measured. */
     threads: z.number(),
-    context_size: z.number(),
     gpu_layers: z.number(),
     tokens_per_second: z.number(),
     first_token_ms: z.number(),
+    /** How long the measurement took. */
+    duration_ms: z.number(),
+    /** Each thread count tried; a slow one is cut after a few tokens. */
+    candidates: z.array(
+      z.object({ threads: z.number(), tokens_per_second: z.number(), first_token_ms: z.number(), tokens: z.number() }),
+    ),
   })
   .meta({ id: "EmbeddedCalibration" });
 
@@ -130,10 +146,12 @@ export const embeddedStateSchema = z
     file_present: z.boolean(),
     size_bytes: z.number().nullable(),
     threads: z.number(),
+    /** Where `threads` comes from: ASSISTANT_EMBEDDED_THREADS, the calibration, or the machine's core count. */
+    threads_source: z.enum(["setting", "calibration", "machine"]),
     context_size: z.number(),
     gpu: z.union([z.string(), z.literal(false)]),
     gpu_layers: z.number(),
-    /** Last calibration, when one ran. */
+    /** The calibration of this model file on this machine, when one was measured. */
     calibration: embeddedCalibrationSchema.nullable(),
     error: z.string().nullable(),
   })

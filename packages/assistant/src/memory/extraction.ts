@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { estimateTokens } from "../llm/prices.ts";
 import type { LlmRouter } from "../llm/router.ts";
+import type { LlmPriority } from "../llm/types.ts";
 import { MAX_MEMORY_CHARS, MAX_SUBJECT_CHARS, MEMORY_KINDS, type MemoryKind } from "./store.ts";
 
 // Learning's one LLM call: the `system` route reads a stretch of conversation and answers the durable items in
@@ -53,7 +54,7 @@ export function firstLines<T extends ConversationLine>(lines: readonly T[], maxT
 export async function extractMemories(
   router: Pick<LlmRouter, "complete">,
   lines: readonly ConversationLine[],
-  options: { sessionId?: string; signal?: AbortSignal },
+  options: { sessionId?: string; priority?: LlmPriority; signal?: AbortSignal },
 ): Promise<ExtractedItem[] | null> {
   const transcript = lines
     .map((l) => `${l.role === "user" ? "USER" : "ASSISTANT"}: ${l.content.slice(0, 4000)}`)
@@ -65,6 +66,7 @@ export async function extractMemories(
       { role: "user", content: [{ type: "text", text: `Conversation:\n${transcript}` }] },
     ],
     maxOutputTokens: 1024,
+    priority: options.priority ?? "background",
     ...(options.sessionId ? { sessionId: options.sessionId } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
   });

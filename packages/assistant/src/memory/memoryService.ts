@@ -5,11 +5,13 @@ import type { DaemonSettings } from "../config/settings.ts";
 import type { EventLog } from "../events/eventLog.ts";
 import { estimateTokens } from "../llm/prices.ts";
 import type { LlmRouter } from "../llm/router.ts";
+import type { LlmPriority } from "../llm/types.ts";
 import type { Logger } from "../log/logger.ts";
 import { type Db, statement } from "../store/database.ts";
 import { AppError } from "../util/errors.ts";
 import { type Embedder, resolveEmbedder } from "./embedder.ts";
 import { extractMemories, firstLines } from "./extraction.ts";
+import { mayTeach } from "./learnable.ts";
 import { type SearchHit, searchMemories } from "./search.ts";
 import {
   MEMORY_ACTIONS,
@@ -24,9 +26,15 @@ import {
 } from "./store.ts";
 import { loadSqliteVec, VECTOR_SEARCH_MODES, VectorIndex } from "./vectorIndex.ts";
 
-// The second brain (docs/memory.md): learning after each reply (never before it: the reply goes out first),
-// the flush before compaction, hybrid search, the prompt's memory block, settings and overview. One learning
-// job runs at a time, so extraction never competes with itself for the model.
+// The second brain (docs/memory.md): learning after replies (never before them: the reply goes out first),
+// the flush before compaction, hybrid search, the prompt's memory block, settings and overview.
+//
+// Learning is off the critical path. A reply only notes that its session has unread turns; the extraction runs
+// once the session has been quiet for ASSISTANT_MEMORY_LEARN_IDLE_SECS, or at once after LEARN_AFTER_TURNS
+// turns that may teach something, reading all of them in one call. Turns of small talk are marked read without
+// any call (learnable.ts). When the person writes again, the session's pending extraction waits for the next
+// quiet spell and a running one is aborted (its turns stay unread). The call itself is background work, which
+// a local model serves only when no turn needs it (llm/modelSlots.ts). One job runs at a time.
 
 const SETTINGS_KEY = "memory.settings";
 /** A vector-only hit enters the prompt from this cosine similarity up; text hits always may. */
@@ -36,6 +44,8 @@ const QUERY_CACHE = 64;
 /** Unread messages a learning job reads per session (the newest ones when more are waiting). */
 const LEARNING_WINDOW = 200;
 const MAX_CHUNKS_PER_JOB = 10;
+/** Turns that may teach something after which a session is learned from without waiting for a quiet spell. */
+export const LEARN_AFTER_TURNS = 5;
 
 export const memorySettingsSchema = z
   .object({
@@ -83,7 +93,10 @@ export interface MemoryServiceDeps {
   router: Pick<LlmRouter, "complete" | "provider" | "limits">;
   sessions: Pick<SessionStore, "after">;
   events: Pick<EventLog, "emit">;
-  settings: Pick<DaemonSettings, "memoryEmbeddings" | "graphExpand" | "memoryPromptTokens" | "memoryLearning">;
+  settings: Pick<
+    DaemonSettings,
+    "memoryEmbeddings" | "graphExpand" | "memoryPromptTokens" | "memoryLearning" | "memoryLearnIdleSecs"
+  >;
   logger: Pick<Logger, "warn" | "info">;
   /** Whether the embedded model file is on disk (auto embeddings never start a download). */
   embeddedPresent: () => boolean;
@@ -100,8 +113,11 @@ export class MemoryService {
   #embedderReason: string | null = null;
   #embedderId: string | null = null;
   readonly #queryVectors = new Map<string, number[]>();
-  /** Sessions waiting for learning, in arrival order; one job runs at a time. */
-  readonly #pending = new Map<string, string | null>();
+  /** Sessions with unread turns that may teach something, until their quiet spell ends (then due). */
+  readonly #waiting = new Map<string, { taskId: string | null; timer: NodeJS.Timeout }>();
+  /** Sessions to learn from now, with the task that last added to them, in order; one job runs at a time. */
+  readonly #due = new Map<string, string | null>();
+  #running: { sessionId: string; postpone: AbortController } | null = null;
   #worker: Promise<void> | null = null;
   #embedding: Promise<void> | null = null;
   readonly #closing = new AbortController();
@@ -152,7 +168,7 @@ export class MemoryService {
       this.#deps.db,
       "INSERT INTO settings (key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
     ).run(SETTINGS_KEY, JSON.stringify({ learning_enabled: enabled }), new Date().toISOString());
-    if (!enabled) this.#pending.clear();
+    if (!enabled) this.#forgetPending();
     this.#deps.events.emit("memory_settings_changed", { learning_enabled: enabled });
     return this.settings();
   }
@@ -251,19 +267,43 @@ export class MemoryService {
 
   // ---- learning -------------------------------------------------------------------------------------------
 
-  /** After a reply: learns from the session's new messages in the background. Never waits for the model. */
+  /**
+   * After a reply: notes the session's new turns for learning. Small talk is marked read at once; turns that may
+   * teach something are read in one background call when the session goes quiet, or at once after
+   * LEARN_AFTER_TURNS of them. Never waits for the model.
+   */
   learnAfter(sessionId: string, taskId: string | null = null): void {
     if (this.#closing.signal.aborted) return;
-    if (!this.learningEnabled()) {
-      // Said while learning was paused: marked read, so resuming never learns it afterwards.
-      const [newest] = this.#deps.sessions.after(sessionId, this.store.learnedThrough(sessionId), 1);
-      if (newest) this.store.setLearnedThrough(sessionId, newest.seq);
+    const unread = this.#deps.sessions.after(sessionId, this.store.learnedThrough(sessionId), LEARNING_WINDOW);
+    if (unread.length === 0) return;
+    const teaching = this.learningEnabled()
+      ? unread.filter((m) => m.role === "user" && mayTeach(m.content)).length
+      : 0;
+    if (teaching === 0) {
+      // Said while learning was paused, or nothing to learn: marked read (resuming never learns it afterwards).
+      if (this.#running?.sessionId !== sessionId) this.store.setLearnedThrough(sessionId, unread.at(-1)!.seq);
       return;
     }
-    this.#pending.set(sessionId, taskId);
-    this.#worker ??= this.#drain().finally(() => {
-      this.#worker = null;
-    });
+    const known = this.#waiting.get(sessionId)?.taskId ?? this.#due.get(sessionId) ?? null;
+    if (teaching >= LEARN_AFTER_TURNS) this.#makeDue(sessionId, taskId ?? known);
+    else this.#wait(sessionId, taskId ?? known);
+  }
+
+  /**
+   * The person wrote again in this session: its learning waits for the next quiet spell (so it reads the new
+   * turn too), and a running extraction of it is aborted, its turns left unread.
+   */
+  userWrote(sessionId: string): void {
+    if (this.#closing.signal.aborted) return;
+    const running = this.#running?.sessionId === sessionId ? this.#running : null;
+    running?.postpone.abort(new Error("the person wrote again"));
+    const waiting = this.#waiting.get(sessionId);
+    if (waiting) this.#wait(sessionId, waiting.taskId);
+    else if (this.#due.has(sessionId)) {
+      const taskId = this.#due.get(sessionId)!;
+      this.#due.delete(sessionId);
+      this.#wait(sessionId, taskId);
+    }
   }
 
   /**
@@ -272,32 +312,69 @@ export class MemoryService {
    */
   async flush(sessionId: string, throughSeq: number, signal?: AbortSignal): Promise<void> {
     if (!this.learningEnabled()) return;
-    await this.#learn(sessionId, null, "flush", throughSeq, signal);
+    // The turn being answered waits for this, so the call is one of its steps rather than background work.
+    await this.#learn(sessionId, null, "flush", throughSeq, "tool", signal);
   }
 
-  /** Resolves when queued learning and embedding are done (tests, benchmarks, shutdown). */
+  /** Learns from every session waiting for a quiet spell now, then resolves once learning and embedding are done. */
   async idle(): Promise<void> {
+    for (const [sessionId, { taskId }] of [...this.#waiting]) this.#makeDue(sessionId, taskId);
     while (this.#worker || this.#embedding) await Promise.allSettled([this.#worker, this.#embedding]);
   }
 
+  /** Stops learning and embedding: a running call is aborted, its turns stay unread for the next start. */
   async close(): Promise<void> {
     this.#closing.abort();
-    this.#pending.clear();
+    this.#forgetPending();
     await this.idle();
   }
 
+  /** (Re)starts the session's quiet-spell timer. */
+  #wait(sessionId: string, taskId: string | null): void {
+    clearTimeout(this.#waiting.get(sessionId)?.timer);
+    const timer = setTimeout(() => this.#makeDue(sessionId, taskId), this.#deps.settings.memoryLearnIdleSecs * 1000);
+    timer.unref();
+    this.#waiting.set(sessionId, { taskId, timer });
+  }
+
+  #makeDue(sessionId: string, taskId: string | null): void {
+    if (this.#closing.signal.aborted) return;
+    clearTimeout(this.#waiting.get(sessionId)?.timer);
+    this.#waiting.delete(sessionId);
+    this.#due.set(sessionId, taskId);
+    this.#worker ??= this.#drain().finally(() => {
+      this.#worker = null;
+    });
+  }
+
+  #forgetPending(): void {
+    for (const { timer } of this.#waiting.values()) clearTimeout(timer);
+    this.#waiting.clear();
+    this.#due.clear();
+  }
+
   async #drain(): Promise<void> {
-    while (this.#pending.size > 0 && !this.#closing.signal.aborted) {
-      const [sessionId, taskId] = this.#pending.entries().next().value as [string, string | null];
-      this.#pending.delete(sessionId);
+    while (this.#due.size > 0 && !this.#closing.signal.aborted) {
+      const [sessionId, taskId] = this.#due.entries().next().value as [string, string | null];
+      this.#due.delete(sessionId);
+      const postpone = new AbortController();
+      this.#running = { sessionId, postpone };
       try {
-        await this.#learn(sessionId, taskId, "learning", Number.POSITIVE_INFINITY, this.#closing.signal);
+        const signal = AbortSignal.any([this.#closing.signal, postpone.signal]);
+        await this.#learn(sessionId, taskId, "learning", Number.POSITIVE_INFINITY, "background", signal);
       } catch (error) {
         if (this.#closing.signal.aborted) return;
+        if (postpone.signal.aborted) {
+          // The person wrote again: read these turns with the new one after the next quiet spell.
+          if (!this.#waiting.has(sessionId) && !this.#due.has(sessionId)) this.#wait(sessionId, taskId);
+          continue;
+        }
         this.#deps.logger.warn("memory learning failed; it retries after the next reply", {
           session_id: sessionId,
           error: (error as Error).message,
         });
+      } finally {
+        this.#running = null;
       }
     }
   }
@@ -307,6 +384,7 @@ export class MemoryService {
     taskId: string | null,
     origin: "learning" | "flush",
     throughSeq: number,
+    priority: LlmPriority,
     signal?: AbortSignal,
   ): Promise<void> {
     for (let chunk = 0; chunk < MAX_CHUNKS_PER_JOB; chunk++) {
@@ -323,12 +401,17 @@ export class MemoryService {
       }
       const batch = firstLines(lines);
       const through = batch.at(-1)!.seq;
-      const lastUser = [...batch].reverse().find((m) => m.role === "user");
-      if (lastUser) {
-        const items = await extractMemories(this.#deps.router, batch, { sessionId, ...(signal ? { signal } : {}) });
+      // Small talk only: read without a call. Otherwise the whole stretch is read, the rest as context.
+      const lastTeaching = batch.findLast((m) => m.role === "user" && mayTeach(m.content));
+      if (lastTeaching) {
+        const items = await extractMemories(this.#deps.router, batch, {
+          sessionId,
+          priority,
+          ...(signal ? { signal } : {}),
+        });
         if (items === null) return; // no language model: try again after the next reply
         for (const item of items) {
-          this.#store({ ...item, origin, sessionId, messageId: lastUser.id, taskId });
+          this.#store({ ...item, origin, sessionId, messageId: lastTeaching.id, taskId });
         }
       }
       this.store.setLearnedThrough(sessionId, through);

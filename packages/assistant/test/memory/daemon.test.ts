@@ -37,7 +37,11 @@ beforeAll(async () => {
     join(dataDir, "tools_policy.yaml"),
     stringify({ allowed_read_paths: [work], require_approval: ["forget"] }),
   );
-  daemon = await startDaemon({ ASSISTANT_MEMORY_EMBEDDINGS: "lowbit_server:embed-model" }, dataDir);
+  // Learning waits for a quiet spell in the session (20 s by default): a short one keeps the test quick.
+  daemon = await startDaemon(
+    { ASSISTANT_MEMORY_EMBEDDINGS: "lowbit_server:embed-model", ASSISTANT_MEMORY_LEARN_IDLE_SECS: "0.2" },
+    dataDir,
+  );
 }, 30_000);
 
 afterAll(async () => {

@@ -37,6 +37,8 @@ export const providerSchema = z.strictObject({
   organization: z.string().optional(),
   version: z.string().optional(),
   always_available: z.boolean().optional(),
+  /** Calls the server serves at once; the router keeps no more in flight and lets waiting ones go by priority. */
+  parallel: z.number().int().positive().optional(),
   site_url: httpUrl.optional(),
   app_title: z.string().optional(),
 });
