@@ -10,6 +10,8 @@ export interface BenchDaemon {
   url: string;
   token: string;
   pid: number;
+  /** What the daemon wrote to stderr so far (the last 64 KB): the inspector's address, warnings. */
+  stderr(): string;
   stop(): Promise<void>;
 }
 
@@ -17,12 +19,18 @@ export async function startBenchDaemon(
   name: string,
   routerYaml: string,
   env: NodeJS.ProcessEnv = {},
+  /** Node options before the entry (--inspect=127.0.0.1:0, --cpu-prof, ...). */
+  nodeArgs: string[] = [],
 ): Promise<BenchDaemon> {
   const dataDir = mkdtempSync(join(tmpdir(), `assistant-bench-${name}-`));
   writeFileSync(join(dataDir, "llm_router.yaml"), routerYaml);
-  const daemon: ChildProcess = spawn(process.execPath, [daemonEntry], {
+  const daemon: ChildProcess = spawn(process.execPath, [...nodeArgs, daemonEntry], {
     env: { ...process.env, ASSISTANT_DATA_DIR: dataDir, ASSISTANT_PORT: "0", ASSISTANT_LOG: "warn", ...env },
-    stdio: "ignore",
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let stderr = "";
+  daemon.stderr!.on("data", (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString("utf8")).slice(-65_536);
   });
   const infoFile = join(dataDir, "daemon.json");
   while (!existsSync(infoFile)) await new Promise((r) => setTimeout(r, 20));
@@ -31,6 +39,7 @@ export async function startBenchDaemon(
     url: `http://127.0.0.1:${port}`,
     token: readFileSync(join(dataDir, "auth_token"), "utf8").trim(),
     pid: daemon.pid!,
+    stderr: () => stderr,
     stop: async () => {
       daemon.kill("SIGTERM");
       await new Promise((r) => daemon.once("exit", r));

@@ -237,6 +237,8 @@ export interface OpenAiServerOptions {
   props?: Record<string, unknown>;
   /** Behaviour for chat requests when the queue is empty (default DEFAULT_REPLY). */
   defaultBehaviour?: Behaviour;
+  /** A model's thinking time: each chat reply waits a uniformly random [min, max] ms before its first byte. */
+  latencyMs?: [min: number, max: number];
 }
 
 const openAiError = (status: number) => ({
@@ -250,7 +252,10 @@ const openAiError = (status: number) => ({
 export function startOpenAiServer(options: OpenAiServerOptions = {}): Promise<ScriptedServer> {
   return startScriptedServer((request, res, take) => {
     if (request.method === "POST" && request.path.endsWith("/chat/completions")) {
-      return chatCompletion(request, res, take(true) ?? DEFAULT_REPLY);
+      const behaviour = take(true) ?? DEFAULT_REPLY;
+      if (!options.latencyMs) return chatCompletion(request, res, behaviour);
+      const [min, max] = options.latencyMs;
+      return sleep(min + Math.random() * (max - min)).then(() => chatCompletion(request, res, behaviour));
     }
     if (failPlain(res, take(false), openAiError)) return;
     if (request.method === "POST" && request.path.endsWith("/embeddings")) return embeddings(request, res);
