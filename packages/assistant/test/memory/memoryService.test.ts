@@ -4,11 +4,11 @@ import { historyFor } from "../../src/agent/compaction.ts";
 import { SessionStore } from "../../src/agent/sessions.ts";
 import { readSettings } from "../../src/config/settings.ts";
 import { EventLog } from "../../src/events/eventLog.ts";
-import { MemoryService } from "../../src/memory/memoryService.ts";
+import { LEARN_AFTER_TURNS, MemoryService } from "../../src/memory/memoryService.ts";
 import { MemoryStore } from "../../src/memory/store.ts";
 import { VectorIndex } from "../../src/memory/vectorIndex.ts";
 import { type Db, openDatabase } from "../../src/store/database.ts";
-import { tempDataDir } from "../helpers/daemon.ts";
+import { tempDataDir, until } from "../helpers/daemon.ts";
 import { testRouter } from "../llm/router/helpers.ts";
 import { bagOfWordsVector, type ScriptedServer, startOpenAiServer } from "../llm/servers/openaiServer.ts";
 
@@ -150,6 +150,129 @@ describe("learning", () => {
       content: "The user's passport is in the blue folder.",
     });
     expect(history.summary).toBe("- passport: blue folder");
+  });
+});
+
+describe("learning off the critical path", () => {
+  /** A turn: the user's line and a reply, then what the task runner does after the reply. */
+  function turn(sessions: SessionStore, memory: MemoryService, sessionId: string, said: string) {
+    sessions.append(sessionId, { role: "user", content: said });
+    sessions.append(sessionId, { role: "assistant", content: "Okay." });
+    memory.learnAfter(sessionId);
+  }
+  const calls = (before: number) => systemRequests().length - before;
+
+  it(`reads ${LEARN_AFTER_TURNS} turns that may teach something in one call, without waiting for a quiet spell`, async () => {
+    const { sessions, memory } = setup({ ASSISTANT_MEMORY_LEARN_IDLE_SECS: "600" });
+    const session = sessions.create();
+    const before = systemRequests().length;
+    const facts = ["I live in Nantes.", "My cat is called Miso.", "I work nights.", "We own a boat.", "I hate olives."];
+    for (const fact of facts.slice(0, -1)) turn(sessions, memory, session.id, fact);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(calls(before)).toBe(0); // four turns: still waiting for the quiet spell
+    server.enqueue(extraction({ kind: "preference", subject: "olives", content: "The user hates olives." }));
+    turn(sessions, memory, session.id, facts.at(-1)!);
+    await until(
+      () => Promise.resolve(memory.overview().total),
+      (n) => n === 1,
+    );
+    expect(calls(before)).toBe(1);
+    const request = requestText(systemRequests().at(-1)!);
+    for (const fact of facts) expect(request).toContain(fact);
+    expect(memory.store.learnedThrough(session.id)).toBe(sessions.after(session.id, 0).at(-1)!.seq);
+  });
+
+  it("learns once the session has been quiet for ASSISTANT_MEMORY_LEARN_IDLE_SECS, all its turns in one call", async () => {
+    const { sessions, memory } = setup({ ASSISTANT_MEMORY_LEARN_IDLE_SECS: "0.3" });
+    const session = sessions.create();
+    const before = systemRequests().length;
+    server.enqueue(extraction({ kind: "fact", subject: "home", content: "The user lives in Nantes." }));
+    turn(sessions, memory, session.id, "I live in Nantes.");
+    turn(sessions, memory, session.id, "My sister visits on Sundays.");
+    await new Promise((r) => setTimeout(r, 150));
+    expect(calls(before)).toBe(0);
+    await until(
+      () => Promise.resolve(memory.overview().total),
+      (n) => n === 1,
+    );
+    expect(calls(before)).toBe(1);
+    expect(requestText(systemRequests().at(-1)!)).toContain("My sister visits on Sundays.");
+  });
+
+  it("small talk is marked read without a model call; a first-person fact is not", async () => {
+    const { sessions, memory } = setup();
+    const session = sessions.create();
+    const before = systemRequests().length;
+    for (const said of ["hello", "Thanks!", "what time is it in tokyo?", "Write a haiku about rain.", "merci !"]) {
+      turn(sessions, memory, session.id, said);
+    }
+    await memory.idle();
+    expect(calls(before)).toBe(0);
+    expect(memory.store.learnedThrough(session.id)).toBe(sessions.after(session.id, 0).at(-1)!.seq);
+
+    server.enqueue(extraction({ kind: "fact", subject: "home", content: "The user lives in Lyon." }));
+    turn(sessions, memory, session.id, "J'habite à Lyon depuis mars.");
+    await memory.idle();
+    expect(calls(before)).toBe(1);
+    expect(requestText(systemRequests().at(-1)!)).not.toContain("haiku"); // read already, never sent
+    expect(memory.overview().total).toBe(1);
+  });
+
+  it("a new message postpones the session's pending learning, and aborts a running one without losing its turns", async () => {
+    const { sessions, memory } = setup({ ASSISTANT_MEMORY_LEARN_IDLE_SECS: "0.3" });
+    const session = sessions.create();
+    const before = systemRequests().length;
+    turn(sessions, memory, session.id, "I play the cello.");
+    await new Promise((r) => setTimeout(r, 200));
+    memory.userWrote(session.id); // the quiet spell starts over
+    await new Promise((r) => setTimeout(r, 200));
+    expect(calls(before)).toBe(0);
+
+    // The quiet spell ends: a slow extraction starts, then the person writes again.
+    server.enqueue({ kind: "reply", text: Array(30).fill(" "), chunkDelayMs: 50 });
+    await until(
+      () => Promise.resolve(calls(before)),
+      (n) => n === 1,
+    );
+    memory.userWrote(session.id);
+    sessions.append(session.id, { role: "user", content: "My teacher is Ms Ortiz." });
+    await new Promise((r) => setTimeout(r, 100));
+    expect(memory.store.learnedThrough(session.id)).toBe(0); // nothing marked read that was not
+    server.enqueue(
+      extraction(
+        { kind: "fact", subject: "cello", content: "The user plays the cello." },
+        { kind: "person", subject: "Ms Ortiz", content: "Ms Ortiz is the user's teacher." },
+      ),
+    );
+    sessions.append(session.id, { role: "assistant", content: "Nice." });
+    memory.learnAfter(session.id);
+    await until(
+      () => Promise.resolve(memory.overview().total),
+      (n) => n === 2,
+    );
+    expect(calls(before)).toBe(2);
+    const retry = requestText(systemRequests().at(-1)!);
+    expect(retry).toContain("I play the cello.");
+    expect(retry).toContain("My teacher is Ms Ortiz.");
+    expect(memory.store.learnedThrough(session.id)).toBe(sessions.after(session.id, 0).at(-1)!.seq);
+  });
+
+  it("close() resolves promptly while an extraction streams, and leaves its turns unread", async () => {
+    const { sessions, memory } = setup();
+    const session = sessions.create();
+    const before = systemRequests().length;
+    server.enqueue({ kind: "reply", text: Array(100).fill(" "), chunkDelayMs: 50 });
+    turn(sessions, memory, session.id, "I am allergic to peanuts.");
+    const idle = memory.idle();
+    await until(
+      () => Promise.resolve(calls(before)),
+      (n) => n === 1,
+    );
+    const startedAt = performance.now();
+    await memory.close();
+    await idle;
+    expect(performance.now() - startedAt).toBeLessThan(500);
+    expect(memory.store.learnedThrough(session.id)).toBe(0);
   });
 });
 
