@@ -78,15 +78,24 @@ const COMMANDS: SlashCommand[] = [
   },
   {
     names: ["embedded"],
-    usage: "/embedded [reload]",
-    summary: "embedded model status; `reload` unloads its weights (they load again on the next request)",
+    usage: "/embedded [reload|calibrate]",
+    summary:
+      "embedded model status and thread calibration; `reload` unloads its weights (they load again on the next request), `calibrate` measures the fastest thread count again",
     run: async (args, ctx) => {
       if (args.length === 0) return formatEmbedded(ctx.llm.embedded.state());
       if (args[0] === "reload" && args.length === 1) {
         await ctx.llm.embedded.unload();
         return "Embedded model unloaded; it loads again on the next request that needs it.";
       }
-      return "usage: /embedded or /embedded reload";
+      if (args[0] === "calibrate" && args.length === 1) {
+        try {
+          await ctx.llm.embedded.calibrate();
+        } catch (error) {
+          return `Cannot calibrate the embedded model: ${(error as Error).message}`;
+        }
+        return formatEmbedded(ctx.llm.embedded.state());
+      }
+      return "usage: /embedded, /embedded reload or /embedded calibrate";
     },
   },
   {

@@ -3,8 +3,8 @@ import { AppError } from "../util/errors.ts";
 import { type CliContext, output } from "./context.ts";
 import { callDaemon } from "./daemonClient.ts";
 
-// `assistant router metrics|discover|show` and `assistant discover`. Metrics live in the running daemon; discovery
-// and `show` work on this machine and the router file without it.
+// `assistant router metrics|embedded|discover|show` and `assistant discover`. Metrics and the embedded model live in
+// the running daemon; discovery and `show` work on this machine and the router file without it.
 
 export function registerRouterCommands(program: Command, ctx: CliContext): void {
   const router = program.command("router").description("LLM router: metrics, local model servers, model details");
@@ -17,6 +17,20 @@ export function registerRouterCommands(program: Command, ctx: CliContext): void 
       const { formatMetrics } = await import("../llm/format.ts");
       const snapshot = await callDaemon(ctx, "there are no router metrics", (client) => client.getRouterMetrics());
       output(ctx, opts.json, snapshot, () => formatMetrics(snapshot));
+    });
+
+  router
+    .command("embedded")
+    .description("the embedded model: state, threads and their calibration (daemon must be up)")
+    .option("--calibrate", "measure the fastest thread count again now (a few seconds)")
+    .option("--json", "machine-readable output")
+    .action(async (opts: { calibrate?: boolean; json?: boolean }) => {
+      const { formatEmbedded } = await import("../llm/format.ts");
+      if (opts.calibrate) {
+        await callDaemon(ctx, "cannot calibrate the embedded model", (client) => client.calibrateEmbeddedModel());
+      }
+      const state = await callDaemon(ctx, "there is no embedded model state", (client) => client.getEmbeddedModel());
+      output(ctx, opts.json, state, () => formatEmbedded(state));
     });
 
   const discover = (command: Command) =>

@@ -93,15 +93,21 @@ export function formatModels(lists: ProviderModels[]): string {
 }
 
 export function formatEmbedded(state: EmbeddedState): string {
+  const source = {
+    setting: "ASSISTANT_EMBEDDED_THREADS",
+    calibration: "calibrated",
+    machine: state.status === "calibrating" ? "calibrating now" : "not calibrated yet: the first load measures",
+  }[state.threads_source];
   const lines = [
     `Embedded model: ${state.model_id} (${state.status})`,
     `  file: ${state.path}${state.file_present ? "" : " (not downloaded yet: `assistant config models embedded-download`)"}`,
-    `  threads ${state.threads}, context ${state.context_size}, GPU ${state.gpu === false ? "none" : `${state.gpu} (${state.gpu_layers} layers)`}`,
+    `  threads ${state.threads} (${source}), context ${state.context_size}, GPU ${state.gpu === false ? "none" : `${state.gpu} (${state.gpu_layers} layers)`}`,
   ];
   if (state.calibration) {
     const c = state.calibration;
+    const tried = c.candidates.map((t) => `${t.threads}: ${t.tokens_per_second.toFixed(1)}`).join(", ");
     lines.push(
-      `  calibrated ${c.measured_at}: ${c.tokens_per_second.toFixed(1)} tokens/s, first token ${Math.round(c.first_token_ms)} ms`,
+      `  calibration ${c.automatic ? "at first load" : "on request"} ${c.measured_at} in ${(c.duration_ms / 1000).toFixed(1)} s: best ${c.threads} threads, ${c.tokens_per_second.toFixed(1)} tokens/s (threads: tokens/s ${tried})`,
     );
   }
   if (state.error) lines.push(`  last error: ${state.error}`);

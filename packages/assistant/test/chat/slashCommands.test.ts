@@ -58,7 +58,7 @@ describe("slash commands", () => {
       "/help",
       "/status",
       "/newsession",
-      "/embedded [reload]",
+      "/embedded [reload|calibrate]",
       "/metrics",
       "/routes",
       "/models",

@@ -747,12 +747,13 @@ export type Classification = {
 };
 
 export type EmbeddedState = {
-  status: "unloaded" | "downloading" | "loading" | "loaded" | "failed";
+  status: "unloaded" | "downloading" | "loading" | "calibrating" | "loaded" | "failed";
   model_id: string;
   path: string;
   file_present: boolean;
   size_bytes: number | null;
   threads: number;
+  threads_source: "setting" | "calibration" | "machine";
   context_size: number;
   gpu: string | false;
   gpu_layers: number;
@@ -762,11 +763,18 @@ export type EmbeddedState = {
 
 export type EmbeddedCalibration = {
   measured_at: string;
+  automatic: boolean;
   threads: number;
-  context_size: number;
   gpu_layers: number;
   tokens_per_second: number;
   first_token_ms: number;
+  duration_ms: number;
+  candidates: {
+    threads: number;
+    tokens_per_second: number;
+    first_token_ms: number;
+    tokens: number;
+  }[];
 };
 
 export type DownloadProgress = {

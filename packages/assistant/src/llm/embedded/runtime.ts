@@ -1,14 +1,22 @@
-import { closeSync, openSync, readFileSync, readSync, statSync } from "node:fs";
+import { closeSync, openSync, readSync, statSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import type { Llama, LlamaContext, LlamaContextSequence, LlamaEmbeddingContext, LlamaModel } from "node-llama-cpp";
-import * as z from "zod";
 import type { DataPaths } from "../../config/paths.ts";
 import type { Logger } from "../../log/logger.ts";
-import { writeFileAtomic } from "../../util/atomicWrite.ts";
 import { ProviderFailure } from "../errors.ts";
 import type { EmbeddedModelSettings, LlmSettings } from "../settings.ts";
 import type { EmbeddedCalibration, EmbeddedRuntime, EmbeddedState, EmbeddedStatus, LanguageModelV4 } from "../types.ts";
+import {
+  backendIdentity,
+  CalibrationStore,
+  cpuIdentity,
+  type FileIdentity,
+  fileIdentity,
+  type MachineIdentity,
+  measureThreads,
+  threadCandidates,
+} from "./calibration.ts";
 import { resolveEmbeddedModel } from "./catalogue.ts";
 import { downloadTarget, type ModelDownloader } from "./download.ts";
 import { createEmbeddedLanguageModel, type EmbeddedLease } from "./languageModel.ts";
@@ -17,7 +25,8 @@ import { createEmbeddedLanguageModel, type EmbeddedLease } from "./languageModel
 // imported or loaded until a call needs the model. A missing catalogue model starts a download and the call
 // fails as "unavailable" at once, so chats fall through to the next route while it downloads; the
 // first call after the download loads it. One context with one sequence serves every call, one call at
-// a time: on a small machine parallel sequences only split the same cores.
+// a time: on a small machine parallel sequences only split the same cores. The first load of a model file on a
+// machine measures the fastest thread count (calibration.ts, a few seconds at most) before the context is made.
 
 export interface EmbeddedRuntimeOptions {
   settings: EmbeddedModelSettings & Pick<LlmSettings, "embeddedThreads" | "embeddedContext" | "embeddedGpu">;
@@ -26,13 +35,14 @@ export interface EmbeddedRuntimeOptions {
   downloader: ModelDownloader;
   /** Default `<modelsDir>/embedded_calibration.json`. */
   calibrationFile?: string;
+  /** Stands in for this machine's CPU identity (tests of a calibration measured on another machine). */
+  machineId?: string;
+  /** Time a calibration may take (default calibration.ts CALIBRATION_BUDGET_MS). */
+  calibrationBudgetMs?: number;
 }
 
 const MAX_DEFAULT_CONTEXT = 8192;
 const MAX_THREADS = 8;
-const CALIBRATION_CONTEXT = 512;
-const CALIBRATION_TOKENS = 32;
-const CALIBRATION_TEXT = "Write a short story about a lighthouse keeper who finds a message in a bottle.";
 /** Memory items and queries are short; a small context keeps the embedding context's memory small. */
 const EMBEDDING_CONTEXT = 512;
 
@@ -45,34 +55,24 @@ interface Loaded {
   embedding?: LlamaEmbeddingContext;
 }
 
-/** The calibration file: a measurement is applied only to the model it was measured with. */
-const calibrationFileSchema = z.object({
-  model_id: z.string(),
-  model_size: z.number(),
-  measured_at: z.string(),
-  threads: z.number().int().positive(),
-  context_size: z.number().int().positive(),
-  gpu_layers: z.number().int().min(0),
-  tokens_per_second: z.number(),
-  first_token_ms: z.number(),
-});
-
 export function createEmbeddedRuntime(options: EmbeddedRuntimeOptions): EmbeddedRuntime {
   const { settings, paths, logger, downloader } = options;
-  const calibrationFile = options.calibrationFile ?? join(paths.modelsDir, "embedded_calibration.json");
+  const store = new CalibrationStore(options.calibrationFile ?? join(paths.modelsDir, "embedded_calibration.json"));
+  const cpu = options.machineId ?? cpuIdentity();
   const gpuEnabled = settings.embeddedGpu;
   const threadsOverride = settings.embeddedThreads;
   const contextOverride = settings.embeddedContext;
   const resolved = resolveEmbeddedModel(settings, paths);
   const modelId = resolved.model_id;
   const modelPath = resolved.path;
-  let calibration = readCalibration();
+  let calibration = storedCalibration();
 
   let llama: Llama | undefined;
   let loaded: Loaded | undefined;
   let loading: Promise<Loaded> | undefined;
   let lastError: string | undefined;
   let closed = false;
+  let calibrating = false;
   const turns = new Turns();
 
   function fileSize(): number | null {
@@ -84,27 +84,24 @@ export function createEmbeddedRuntime(options: EmbeddedRuntimeOptions): Embedded
     }
   }
 
-  function readCalibration(): EmbeddedCalibration | null {
-    try {
-      const parsed = calibrationFileSchema.parse(JSON.parse(readFileSync(calibrationFile, "utf8")));
-      const { model_id, model_size, ...measured } = parsed;
-      return model_id === modelId && model_size === fileSize() ? measured : null;
-    } catch {
-      return null; // none yet, or unreadable: the machine defaults apply
-    }
+  /** What this CPU measured for the file as it is now (the llama.cpp build is checked at load). */
+  function storedCalibration(): EmbeddedCalibration | null {
+    const file = fileIdentity(modelPath);
+    return file ? store.find(file, { cpu }) : null;
   }
 
   const threads = () => threadsOverride ?? calibration?.threads ?? machineThreads();
+  const threadsSource = () => (threadsOverride ? "setting" : calibration ? "calibration" : "machine");
 
-  /** ASSISTANT_EMBEDDED_CONTEXT as given; else the calibrated size or 8192, within the trained context. */
+  /** ASSISTANT_EMBEDDED_CONTEXT as given; else 8192 within the trained context. */
   function plannedContext(trainContext?: number): number {
     if (contextOverride) return contextOverride;
-    const train = trainContext ?? resolved.context_length ?? MAX_DEFAULT_CONTEXT;
-    return Math.min(train, calibration?.context_size ?? MAX_DEFAULT_CONTEXT);
+    return Math.min(trainContext ?? resolved.context_length ?? MAX_DEFAULT_CONTEXT, MAX_DEFAULT_CONTEXT);
   }
 
   function status(): EmbeddedStatus {
     if (loaded) return "loaded";
+    if (calibrating) return "calibrating";
     if (loading) return modelPath && downloader.running(modelPath) ? "downloading" : "loading";
     if (modelPath && downloader.running(modelPath)) return "downloading";
     return lastError || downloadError() ? "failed" : "unloaded";
@@ -134,7 +131,6 @@ export function createEmbeddedRuntime(options: EmbeddedRuntimeOptions): Embedded
     }
     const problem = ggufProblem(model.path);
     if (problem) throw new ProviderFailure("unavailable", `${model.path} is not a usable GGUF model: ${problem}`);
-    calibration ??= readCalibration(); // the file may have been downloaded since the runtime started
 
     const started = performance.now();
     let lib: typeof import("node-llama-cpp");
@@ -162,10 +158,8 @@ export function createEmbeddedRuntime(options: EmbeddedRuntimeOptions): Embedded
     }
     let weights: LlamaModel | undefined;
     try {
-      weights = await llama.loadModel({
-        modelPath: model.path,
-        gpuLayers: llama.gpu === false ? 0 : (calibration?.gpu_layers ?? "auto"),
-      });
+      weights = await llama.loadModel({ modelPath: model.path, gpuLayers: llama.gpu === false ? 0 : "auto" });
+      await calibrateOnFirstLoad(llama, weights);
       const context = await weights.createContext({
         contextSize: plannedContext(weights.trainContextSize),
         threads: threads(),
@@ -176,6 +170,7 @@ export function createEmbeddedRuntime(options: EmbeddedRuntimeOptions): Embedded
         model_id: model.model_id,
         ms: Math.round(performance.now() - started),
         threads: context.idealThreads,
+        threads_source: threadsSource(),
         context_size: context.contextSize,
         gpu: llama.gpu,
         gpu_layers: weights.gpuLayers,
@@ -230,29 +225,55 @@ export function createEmbeddedRuntime(options: EmbeddedRuntimeOptions): Embedded
     logger?.info("embedded model unloaded", { model_id: modelId });
   }
 
-  /** Tokens per second and time to the first token of a fixed generation with `count` threads. */
-  async function measure(model: LlamaModel, count: number, tokens: number) {
-    const context = await model.createContext({ contextSize: CALIBRATION_CONTEXT, threads: count, sequences: 1 });
+  /**
+   * Applies the stored calibration of this file on this machine and llama.cpp build, or measures one (the
+   * status says "calibrating"). ASSISTANT_EMBEDDED_THREADS skips it: the person chose.
+   */
+  async function calibrateOnFirstLoad(current: Llama, weights: LlamaModel): Promise<void> {
+    const file = fileIdentity(modelPath);
+    if (!file) return;
+    const machine = { cpu, backend: backendIdentity(current) };
+    calibration = store.find(file, machine);
+    if (calibration || threadsOverride) return;
+    calibrating = true;
     try {
-      const sequence = context.getSequence();
-      const started = performance.now();
-      let firstAt: number | undefined;
-      let generated = 0;
-      // Raw evaluation, not chat: it never stops early at an end-of-text token, so every run makes `tokens`.
-      for await (const _ of sequence.evaluate(model.tokenize(CALIBRATION_TEXT), { temperature: 0 })) {
-        firstAt ??= performance.now();
-        if (++generated >= tokens) break;
-      }
-      const end = performance.now();
-      const first = firstAt ?? end;
-      return {
-        threads: count,
-        first_token_ms: Math.round(first - started),
-        tokens_per_second: generated > 1 ? round((generated - 1) / ((end - first) / 1000)) : 0,
-      };
+      await runCalibration(weights, file, machine, true);
+    } catch (error) {
+      // Never a reason not to answer: the machine's default thread count serves this load.
+      logger?.warn("embedded model calibration failed", { model_id: modelId, reason: (error as Error).message });
     } finally {
-      await context.dispose();
+      calibrating = false;
     }
+  }
+
+  async function runCalibration(
+    weights: LlamaModel,
+    file: FileIdentity,
+    machine: MachineIdentity,
+    automatic: boolean,
+    signal?: AbortSignal,
+  ): Promise<EmbeddedCalibration> {
+    const measurement = await measureThreads(weights, {
+      candidates: threadCandidates(),
+      ...(options.calibrationBudgetMs !== undefined ? { budgetMs: options.calibrationBudgetMs } : {}),
+      ...(signal ? { signal } : {}),
+    });
+    const measured: EmbeddedCalibration = {
+      measured_at: new Date().toISOString(),
+      automatic,
+      gpu_layers: weights.gpuLayers,
+      ...measurement,
+    };
+    store.save(file, machine, measured);
+    calibration = measured;
+    logger?.info("embedded model calibrated", {
+      model_id: modelId,
+      threads: measured.threads,
+      tokens_per_second: measured.tokens_per_second,
+      duration_ms: measured.duration_ms,
+      automatic,
+    });
+    return measured;
   }
 
   let languageModel: LanguageModelV4 | undefined;
@@ -260,6 +281,8 @@ export function createEmbeddedRuntime(options: EmbeddedRuntimeOptions): Embedded
   return {
     state(): EmbeddedState {
       const current = loaded;
+      // Until a load checks it against the llama.cpp build, the stored measurement of the file as it is now.
+      if (!current && !loading) calibration = storedCalibration();
       return {
         status: status(),
         model_id: modelId,
@@ -267,9 +290,10 @@ export function createEmbeddedRuntime(options: EmbeddedRuntimeOptions): Embedded
         file_present: fileSize() !== null,
         size_bytes: fileSize(),
         threads: current?.context.idealThreads ?? threads(),
+        threads_source: threadsSource(),
         context_size: current?.context.contextSize ?? plannedContext(),
         gpu: current ? current.llama.gpu : gpuEnabled ? "auto" : false,
-        gpu_layers: current?.model.gpuLayers ?? calibration?.gpu_layers ?? 0,
+        gpu_layers: current?.model.gpuLayers ?? 0,
         calibration,
         error: loaded ? null : (lastError ?? downloadError() ?? null),
       };
@@ -315,41 +339,28 @@ export function createEmbeddedRuntime(options: EmbeddedRuntimeOptions): Embedded
     },
 
     async calibrate(signal?: AbortSignal): Promise<EmbeddedCalibration> {
+      const before = calibration;
       const lease = await acquire(signal);
       try {
         const current = loaded!;
-        const available = availableParallelism();
-        const candidates = [...new Set([1, machineThreads(), available])].sort((a, b) => a - b).slice(0, 3);
-        await measure(current.model, candidates[0]!, 4); // warm-up: the first run pays for cold caches
-        const results = [];
-        for (const count of candidates) {
-          signal?.throwIfAborted();
-          results.push(await measure(current.model, count, CALIBRATION_TOKENS));
-        }
-        const best = results.reduce((a, b) => (b.tokens_per_second > a.tokens_per_second * 1.05 ? b : a));
-        const measured: EmbeddedCalibration = {
-          measured_at: new Date().toISOString(),
-          threads: best.threads,
-          context_size: current.context.contextSize,
-          gpu_layers: current.model.gpuLayers,
-          tokens_per_second: best.tokens_per_second,
-          first_token_ms: best.first_token_ms,
-        };
-        writeFileAtomic(
-          calibrationFile,
-          `${JSON.stringify({ model_id: modelId, model_size: fileSize(), ...measured, candidates: results }, null, 2)}\n`,
+        // A first load measures on its own: no need to measure twice.
+        if (calibration && calibration.measured_at !== before?.measured_at) return calibration;
+        const file = fileIdentity(modelPath);
+        if (!file) throw new ProviderFailure("unavailable", `${modelPath} is gone`);
+        const measured = await runCalibration(
+          current.model,
+          file,
+          { cpu, backend: backendIdentity(current.llama) },
+          false,
+          signal,
         );
-        calibration = measured;
-        logger?.info("embedded model calibrated", { model_id: modelId, ...measured });
         // Apply: the context carries the thread count, the weights stay loaded.
         if (current.context.idealThreads !== threads()) {
+          const contextSize = current.context.contextSize;
+          await current.embedding?.dispose();
           await current.context.dispose();
-          const context = await current.model.createContext({
-            contextSize: measured.context_size,
-            threads: threads(),
-            sequences: 1,
-          });
-          loaded = { ...current, context, sequence: context.getSequence() };
+          const context = await current.model.createContext({ contextSize, threads: threads(), sequences: 1 });
+          loaded = { llama: current.llama, model: current.model, context, sequence: context.getSequence() };
         }
         return measured;
       } finally {
@@ -379,10 +390,6 @@ export function createEmbeddedRuntime(options: EmbeddedRuntimeOptions): Embedded
 export function machineThreads(): number {
   const logical = availableParallelism();
   return Math.max(1, Math.min(MAX_THREADS, logical >= 8 ? Math.floor(logical / 2) : logical));
-}
-
-function round(value: number): number {
-  return Math.round(value * 100) / 100;
 }
 
 /** Resolves with `promise`, or rejects with the signal's reason as soon as it aborts (the work goes on). */

@@ -89,11 +89,11 @@ describe("the embedded model in the daemon", () => {
     expect(res.status).toBe(200);
     const calibration = res.json();
     expect(calibration.tokens_per_second).toBeGreaterThan(0);
-    expect(calibration.threads).toBe(1); // ASSISTANT_EMBEDDED_THREADS wins
+    expect(calibration.automatic).toBe(false);
     expect(existsSync(join(dataDir, "models", "embedded_calibration.json"))).toBe(true);
-    expect((await api("GET", "/api/router/embedded")).json().calibration.tokens_per_second).toBe(
-      calibration.tokens_per_second,
-    );
+    const state = (await api("GET", "/api/router/embedded")).json();
+    expect(state.calibration.tokens_per_second).toBe(calibration.tokens_per_second);
+    expect(state).toMatchObject({ threads: 1, threads_source: "setting" }); // ASSISTANT_EMBEDDED_THREADS wins
   });
 
   it("router metrics count the embedded calls", async () => {

@@ -24,6 +24,7 @@ const baseState: EmbeddedState = {
   file_present: false,
   size_bytes: null,
   threads: 2,
+  threads_source: "machine",
   context_size: 8192,
   gpu: "auto",
   gpu_layers: 0,

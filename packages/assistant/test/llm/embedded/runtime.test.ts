@@ -1,11 +1,12 @@
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import type { LanguageModelV4CallOptions, LanguageModelV4StreamPart } from "@ai-sdk/provider";
 import { afterAll, describe, expect, it } from "vitest";
 import { dataPaths } from "../../../src/config/paths.ts";
 import { readSettings } from "../../../src/config/settings.ts";
+import { CALIBRATION_BUDGET_MS, threadCandidates } from "../../../src/llm/embedded/calibration.ts";
 import { ModelDownloader } from "../../../src/llm/embedded/download.ts";
 import { createEmbeddedRuntime, ggufProblem, machineThreads } from "../../../src/llm/embedded/runtime.ts";
 import { ProviderFailure } from "../../../src/llm/errors.ts";
@@ -338,50 +339,193 @@ describe("embedded runtime", () => {
     }
   });
 
-  it("calibrates: measures thread counts, writes the calibration file and applies it", async () => {
-    const { runtime, dataDir } = runtimeFor({ ASSISTANT_EMBEDDED_THREADS: "" });
-    const calibration = await runtime.calibrate();
+  it("calibrates threads on the first load, shows it while it measures, stores it per file and reuses it", async () => {
+    const logger = recordingLogger();
+    const { runtime, dataDir } = runtimeFor({ ASSISTANT_EMBEDDED_THREADS: "" }, logger);
+    expect(runtime.state()).toMatchObject({ calibration: null, threads_source: "machine", threads: machineThreads() });
+    const seen = new Set<string>();
+    const poll = setInterval(() => seen.add(runtime.state().status), 0);
+    const loadStarted = performance.now();
+    try {
+      await runtime.languageModel().doGenerate(hello);
+    } finally {
+      clearInterval(poll);
+    }
+    const loadMs = performance.now() - loadStarted;
+    expect(seen).toContain("calibrating");
+
+    const state = runtime.state();
+    const calibration = state.calibration!;
+    expect(calibration).toMatchObject({ automatic: true, threads: expect.any(Number) });
     expect(calibration.tokens_per_second).toBeGreaterThan(0);
-    expect(calibration.first_token_ms).toBeGreaterThanOrEqual(0);
-    expect(calibration.threads).toBeGreaterThanOrEqual(1);
-    expect(calibration.threads).toBeLessThanOrEqual(availableParallelism());
-    expect(calibration.context_size).toBe(512);
+    expect(calibration.candidates.map((c) => c.threads)).toEqual(threadCandidates());
+    expect(calibration.candidates.map((c) => c.threads)).toContain(calibration.threads);
+    // The context runs with the measured count.
+    expect(state).toMatchObject({ status: "loaded", threads: calibration.threads, threads_source: "calibration" });
+    // Bounded: the budget, plus the one token that may be under way when it runs out.
+    expect(calibration.duration_ms).toBeLessThanOrEqual(CALIBRATION_BUDGET_MS + 1000);
+    expect(loadMs).toBeLessThan(CALIBRATION_BUDGET_MS + 10_000);
+    expect(logger.messages.filter((m) => m === "embedded model calibrated")).toHaveLength(1);
 
-    const file = join(dataDir, "models", "embedded_calibration.json");
-    expect(existsSync(file)).toBe(true);
-    const stored = JSON.parse(readFileSync(file, "utf8"));
-    expect(stored).toMatchObject({ model_id: "custom", ...calibration });
-    expect(stored.candidates.length).toBeGreaterThanOrEqual(1);
-    expect(runtime.state()).toMatchObject({ status: "loaded", threads: calibration.threads, calibration });
+    const stored = JSON.parse(readFileSync(join(dataDir, "models", "embedded_calibration.json"), "utf8"));
+    expect(stored.entries).toHaveLength(1);
+    expect(stored.entries[0]).toMatchObject({ file: { path: modelFile }, ...calibration });
+    expect(stored.entries[0].machine.backend).toMatch(/llama\.cpp/);
 
-    // A new runtime (daemon restart) picks the stored calibration up for the same model file.
+    // A reload and a new runtime (daemon restart) use the stored measurement: no second one.
+    await runtime.unload();
+    await runtime.languageModel().doGenerate(hello);
+    const restartLog = recordingLogger();
     const restarted = createEmbeddedRuntime({
       settings: readSettings({ ASSISTANT_EMBEDDED_MODEL_PATH: modelFile, ASSISTANT_EMBEDDED_GPU: "0" }),
       paths: dataPaths(dataDir),
       downloader: new ModelDownloader(),
+      logger: restartLog,
     });
     runtimes.push(restarted);
-    expect(restarted.state()).toMatchObject({ threads: calibration.threads, context_size: 512, calibration });
+    expect(restarted.state()).toMatchObject({
+      threads: calibration.threads,
+      threads_source: "calibration",
+      calibration,
+    });
+    await restarted.languageModel().doGenerate(hello);
+    expect(restarted.state()).toMatchObject({ status: "loaded", threads: calibration.threads, calibration });
+    expect(logger.messages.filter((m) => m === "embedded model calibrated")).toHaveLength(1);
+    expect(restartLog.messages).not.toContain("embedded model calibrated");
   });
 
-  it("ignores a calibration measured with another model file", () => {
+  it("measures again when the model file changes (touched or replaced) or the machine is another one", async () => {
+    const file = join(root, "changing.gguf");
+    writeTinyGguf(file, { seed: 7 });
     const dataDir = mkdtempSync(join(root, "data-"));
-    const measured = { measured_at: "2026-01-01T00:00:00.000Z", context_size: 512, gpu_layers: 0 };
+    const logger = recordingLogger();
+    const load = async (machineId: string) => {
+      const runtime = createEmbeddedRuntime({
+        settings: readSettings({ ASSISTANT_EMBEDDED_MODEL_PATH: file, ASSISTANT_EMBEDDED_GPU: "0" }),
+        paths: dataPaths(dataDir),
+        downloader: new ModelDownloader(),
+        logger,
+        machineId,
+      });
+      runtimes.push(runtime);
+      await runtime.languageModel().doGenerate(hello);
+      return runtime.state().calibration!;
+    };
+    const measurements = () => logger.messages.filter((m) => m === "embedded model calibrated").length;
+
+    const first = await load("machine-a");
+    expect(measurements()).toBe(1);
+    expect((await load("machine-a")).measured_at).toBe(first.measured_at);
+    expect(measurements()).toBe(1);
+
+    // Touched: same bytes, another mtime.
+    const later = new Date(Date.now() + 60_000);
+    utimesSync(file, later, later);
+    await load("machine-a");
+    expect(measurements()).toBe(2);
+    // Replaced by another file of the same size.
+    writeTinyGguf(file, { seed: 8 });
+    utimesSync(file, new Date(Date.now() + 120_000), new Date(Date.now() + 120_000));
+    await load("machine-a");
+    expect(measurements()).toBe(3);
+
+    // Another machine measures for itself; each keeps its own entry.
+    await load("machine-b");
+    expect(measurements()).toBe(4);
+    await load("machine-a");
+    await load("machine-b");
+    expect(measurements()).toBe(4);
+    const stored = JSON.parse(readFileSync(join(dataDir, "models", "embedded_calibration.json"), "utf8"));
+    expect(stored.entries.map((e: { machine: { cpu: string } }) => e.machine.cpu).sort()).toEqual([
+      "machine-a",
+      "machine-b",
+    ]);
+  });
+
+  it("ASSISTANT_EMBEDDED_THREADS wins: no measurement at load, the set count runs", async () => {
+    const logger = recordingLogger();
+    const { runtime, dataDir } = runtimeFor({ ASSISTANT_EMBEDDED_THREADS: "2" }, logger);
+    await runtime.languageModel().doGenerate(hello);
+    expect(runtime.state()).toMatchObject({
+      status: "loaded",
+      threads: 2,
+      threads_source: "setting",
+      calibration: null,
+    });
+    expect(logger.messages).not.toContain("embedded model calibrated");
+    expect(existsSync(join(dataDir, "models", "embedded_calibration.json"))).toBe(false);
+
+    // A calibration on request still measures and is shown, but the setting keeps its count.
+    const measured = await runtime.calibrate();
+    expect(measured.automatic).toBe(false);
+    expect(runtime.state()).toMatchObject({ threads: 2, threads_source: "setting", calibration: measured });
+  });
+
+  it("stays within its time budget: a slow candidate is cut after a few tokens", async () => {
+    const budgeted = createEmbeddedRuntime({
+      settings: readSettings({ ASSISTANT_EMBEDDED_MODEL_PATH: modelFile, ASSISTANT_EMBEDDED_GPU: "0" }),
+      paths: dataPaths(mkdtempSync(join(root, "data-"))),
+      downloader: new ModelDownloader(),
+      calibrationBudgetMs: 1,
+    });
+    runtimes.push(budgeted);
+    await budgeted.languageModel().doGenerate(hello);
+    const calibration = budgeted.state().calibration!;
+    // Out of time at once: every candidate stops at the fewest tokens a rate needs, instead of 32.
+    for (const candidate of calibration.candidates) expect(candidate.tokens).toBeLessThanOrEqual(3);
+    expect(calibration.tokens_per_second).toBeGreaterThan(0);
+  });
+
+  it("calibrates on request: measures again, writes the file and applies the count", async () => {
+    const { runtime, dataDir } = runtimeFor({ ASSISTANT_EMBEDDED_THREADS: "" });
+    const automatic = (await runtime.calibrate()).measured_at; // the first load measures; no second run
+    expect(runtime.state().calibration).toMatchObject({ automatic: true, measured_at: automatic });
+    const calibration = await runtime.calibrate();
+    expect(calibration.automatic).toBe(false);
+    expect(calibration.measured_at).not.toBe(automatic);
+    expect(calibration.threads).toBeGreaterThanOrEqual(1);
+    expect(calibration.threads).toBeLessThanOrEqual(availableParallelism());
+    const stored = JSON.parse(readFileSync(join(dataDir, "models", "embedded_calibration.json"), "utf8"));
+    expect(stored.entries).toHaveLength(1);
+    expect(stored.entries[0]).toMatchObject(calibration);
+    expect(runtime.state()).toMatchObject({ status: "loaded", threads: calibration.threads, calibration });
+    // Still answers with the new context.
+    const { stream } = await runtime.languageModel().doStream(hello);
+    expect(finishOf(await readParts(stream)).usage.outputTokens.total).toBeGreaterThan(0);
+  });
+
+  it("ignores a calibration measured with another model file or in an older format", () => {
+    const dataDir = mkdtempSync(join(root, "data-"));
     const file = join(dataDir, "models", "embedded_calibration.json");
     mkdirSync(join(dataDir, "models"));
-    writeFileSync(
-      file,
-      JSON.stringify({
-        model_id: "custom",
-        model_size: 123,
-        threads: 7,
-        tokens_per_second: 9,
-        first_token_ms: 1,
-        ...measured,
-      }),
-    );
     const settings = readSettings({ ASSISTANT_EMBEDDED_MODEL_PATH: modelFile });
-    const stale = createEmbeddedRuntime({ settings, paths: dataPaths(dataDir), downloader: new ModelDownloader() });
-    expect(stale.state()).toMatchObject({ calibration: null, threads: machineThreads() });
+    const runtime = () =>
+      createEmbeddedRuntime({ settings, paths: dataPaths(dataDir), downloader: new ModelDownloader(), machineId: "m" });
+    const entry = {
+      file: { path: modelFile, size: 123, mtime_ms: 1 },
+      machine: { cpu: "m", backend: "llama.cpp" },
+      measured_at: "2026-01-01T00:00:00.000Z",
+      automatic: true,
+      threads: 7,
+      gpu_layers: 0,
+      tokens_per_second: 9,
+      first_token_ms: 1,
+      duration_ms: 5,
+      candidates: [],
+    };
+    writeFileSync(file, JSON.stringify({ entries: [entry] }));
+    expect(runtime().state()).toMatchObject({
+      calibration: null,
+      threads: machineThreads(),
+      threads_source: "machine",
+    });
+    // The same entry for the file as it is now applies.
+    const info = statSync(modelFile);
+    const current = { ...entry, file: { path: modelFile, size: info.size, mtime_ms: Math.round(info.mtimeMs) } };
+    writeFileSync(file, JSON.stringify({ entries: [current] }));
+    expect(runtime().state()).toMatchObject({ threads: 7, threads_source: "calibration" });
+    // The single-model file of earlier versions is measured again.
+    writeFileSync(file, JSON.stringify({ model_id: "custom", model_size: info.size, threads: 7 }));
+    expect(runtime().state()).toMatchObject({ calibration: null, threads_source: "machine" });
   });
 });
