@@ -287,7 +287,10 @@ async function invoke(
   const unseen = tools.names.has(name) ? undefined : deps.offered?.get(name);
   if (unseen) sendSchema(tools, unseen);
   if (!args.ok) {
-    const output = withSchema(`Invalid arguments for ${name}: ${args.problem}. Call it again with a JSON object.`, unseen);
+    const output = withSchema(
+      `Invalid arguments for ${name}: ${args.problem}. Call it again with a JSON object.`,
+      unseen,
+    );
     input.emit({ type: "tool_result", id, name, status: "invalid_arguments", output });
     calls.push({ call_id: id, name, arguments: null, status: "invalid_arguments", summary: output });
     deps.debug?.tool(round, { tool: name, status: "invalid_arguments", ms: 0 });

@@ -10,7 +10,7 @@ import { AppError, isAppError } from "../util/errors.ts";
 import { historyFor } from "./compaction.ts";
 import { agentDebugLog } from "./debugLog.ts";
 import { type AgentEvent, runAgentUnit } from "./loop.ts";
-import { buildPrompt, toolDefinitions } from "./prompt.ts";
+import { buildPrompt } from "./prompt.ts";
 import { buildReport, ROUND_LIMIT_REASON, readReport, type TaskReport, writeReport } from "./reports.ts";
 import type { SessionStore } from "./sessions.ts";
 import {
@@ -24,7 +24,7 @@ import {
   type TaskStatus,
   type TaskStore,
 } from "./tasks.ts";
-import { primaryParameter } from "./textToolCalls.ts";
+import { offeredTools, unitPrompt } from "./toolOffer.ts";
 
 // Runs tasks (docs/agent.md#tasks): a message becomes a task that runs the agent loop with the session's history.
 // Tasks of one session run one after another in creation order; sessions run in parallel. Live events (tokens,
@@ -447,26 +447,22 @@ export class TaskService {
       }
     }
     const instructions = this.#deps.route?.(message)?.instructions;
-    let system = instructions
-      ? `${this.#deps.systemPrompt()}\nThis request matches ${instructions.source}; follow it:\n${instructions.text}`
-      : this.#deps.systemPrompt();
     const remembered = await memory?.promptContext(message, signal);
-    if (remembered) system = `${system}\n\n${remembered}`;
+    const { system, offer, textTools } = unitPrompt({
+      base: this.#deps.systemPrompt(),
+      message,
+      ...(instructions ? { instructions } : {}),
+      ...(remembered ? { remembered } : {}),
+      tools: offeredTools(this.#deps.tools),
+    });
     const prompt = buildPrompt(system, history.summary, history.messages, message);
-    // Only tools the policy could let run are offered: a blocked tool only invites useless calls and costs context.
-    const usable = new Set(
-      this.#deps.tools
-        .effective()
-        .tools.filter((t) => t.status !== "blocked")
-        .map((t) => t.name),
-    );
-    const infos = this.#deps.tools.list().filter((t) => usable.has(t.name));
     return runAgentUnit(
       {
         router,
         tools: this.#deps.tools.runner,
-        toolDefs: toolDefinitions(infos),
-        textTools: infos.map((t) => ({ name: t.name, primary: primaryParameter(t.parameters) })),
+        toolDefs: offer.defs,
+        offered: offer.offered,
+        textTools,
         maxRounds: this.#deps.settings.maxToolRounds,
         ...(this.#deps.settings.agentDebug ? { debug: agentDebugLog(this.#deps.logger, task.id, taskType) } : {}),
       },

@@ -70,8 +70,13 @@ describe("the agent tool loop", () => {
     const bodies = chatBodies().slice(before);
     expect(bodies).toHaveLength(3);
     const offered = bodies[0]!.tools!.map((t) => t.function.name);
-    expect(offered).toEqual(expect.arrayContaining(["read_file", "write_file", "list_dir", "search"]));
+    expect(offered).toEqual(expect.arrayContaining(["read_file", "list_dir", "search"]));
+    // The other tools are in the tool index (docs/agent.md#how-the-model-sees-tools), reachable with load_tools.
+    const system = text({ ...bodies[0]!, messages: bodies[0]!.messages.filter((m) => m.role === "system") });
+    expect(offered).toContain("load_tools");
+    expect(system).toContain("write_file");
     expect(offered).not.toContain("run_command"); // allowed_commands is empty: never offered
+    expect(system).not.toContain("run_command");
     expect(text(bodies[1]!)).toContain("The meeting is on Tuesday.");
     expect(text(bodies[1]!)).toContain("untrusted_data");
     expect(text(bodies[2]!)).toContain("notes.txt");
