@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-import { join } from "node:path";
+import { readdirSync, rmSync, statSync } from "node:fs";
+import { join, relative } from "node:path";
 // Bundles each entry point of the daemon package into one ESM file in packages/assistant/dist/ with esbuild.
 // Why: loading ~100 TypeScript and dependency files through Node's type stripping and resolver takes ~2x the
 // start-up time of a bare Fastify server; one pre-stripped, tree-shaken file starts faster than the bare server.
@@ -9,11 +10,26 @@ import { build } from "esbuild";
 import { root } from "./toolchain.mjs";
 
 const pkg = join(root, "packages", "assistant");
+const dist = join(pkg, "dist");
 const entries = ["assistant", "assistant-daemon", "assistant-supervisor"];
+
+// `z.locales` re-exports zod's ~70 message translations (~400 KB, half of zod); the assistant words its errors
+// in English only (zod registers `en` itself), so the bundle keeps just that one and starts faster.
+const zodEnglishOnly = {
+  name: "zod-english-only",
+  setup(b) {
+    b.onLoad({ filter: /[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/ }, () => ({
+      contents: 'export { default as en } from "./en.js";',
+      loader: "js",
+    }));
+  },
+};
+
 const started = Date.now();
-await build({
+const result = await build({
+  absWorkingDir: root,
   entryPoints: Object.fromEntries(entries.map((name) => [name, join(pkg, "src", "bin", `${name}.ts`)])),
-  outdir: join(pkg, "dist"),
+  outdir: dist,
   outExtension: { ".js": ".mjs" },
   bundle: true,
   splitting: true,
@@ -26,7 +42,27 @@ await build({
   banner: {
     js: "import { createRequire as __assistantRequire } from 'node:module'; const require = __assistantRequire(import.meta.url);",
   },
+  plugins: [zodEnglishOnly],
+  metafile: true,
   legalComments: "none",
   logLevel: "warning",
 });
-console.log(`build: bundled ${entries.join(", ")} into packages/assistant/dist (${Date.now() - started} ms)`);
+
+// Chunk names carry a content hash, so every change leaves the previous chunks behind (and their entries in the
+// compile cache the bins keep in dist/.compile-cache). Remove the chunks this build did not write, and cache
+// entries, once they are a day old: a process started from an earlier build still loads its lazy chunks.
+const STALE_AFTER_MS = 24 * 60 * 60 * 1000;
+const written = new Set(Object.keys(result.metafile.outputs).map((file) => join(root, file)));
+let removed = 0;
+for (const entry of readdirSync(dist, { recursive: true, withFileTypes: true })) {
+  const file = join(entry.parentPath, entry.name);
+  const cached = relative(dist, file).startsWith(".compile-cache");
+  if (!entry.isFile() || !(cached || relative(dist, file).startsWith("chunks")) || written.has(file)) continue;
+  if (Date.now() - statSync(file).mtimeMs < STALE_AFTER_MS) continue;
+  rmSync(file, { force: true });
+  if (!cached) removed++;
+}
+console.log(
+  `build: bundled ${entries.join(", ")} into ${relative(root, dist)} (${Date.now() - started} ms` +
+    `${removed ? `; removed ${removed} stale chunks` : ""})`,
+);

@@ -14,7 +14,10 @@ export function defaultContext(): CliContext {
   return {
     env: process.env,
     paths: dataPaths(resolveDataDir(process.env)),
-    stdin: process.stdin,
+    // A getter: building process.stdin costs a few ms, and only the commands that read it need it.
+    get stdin() {
+      return process.stdin;
+    },
     stdout: process.stdout,
     stderr: process.stderr,
   };

@@ -139,7 +139,7 @@ export async function runSupervisor(
   };
   const save = (patch: Partial<SupervisorState>) => {
     state = { ...state, ...patch, updated_at: new Date().toISOString() };
-    writeFileAtomic(supervisorStateFile(paths), `${JSON.stringify(state, null, 2)}\n`, 0o600);
+    writeFileAtomic(supervisorStateFile(paths), `${JSON.stringify(state, null, 2)}\n`, 0o600, { durable: false });
   };
 
   let stopping = false;

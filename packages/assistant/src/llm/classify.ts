@@ -221,20 +221,30 @@ function compile(pattern: string): RegExp {
   return new RegExp(`${start}${body}${prefix ? "[\\p{L}\\p{N}]*" : ""}${end}`, "gu");
 }
 
-const COMPILED = Object.fromEntries(
-  Object.entries(KEYWORDS).map(([category, words]) => [
-    category,
-    words.map(([pattern, weight]) => ({ pattern, weight, regex: compile(pattern) })),
-  ]),
-) as Record<Exclude<ChatCategory, "conversation">, Array<{ pattern: string; weight: number; regex: RegExp }>>;
+type CompiledKeywords = Record<
+  Exclude<ChatCategory, "conversation">,
+  Array<{ pattern: string; weight: number; regex: RegExp }>
+>;
+let compiled: CompiledKeywords | undefined;
+
+/** Built on first use: the ~200 Unicode-class regexes take ~20 ms to build, which the daemon's start must not pay. */
+function compiledKeywords(): CompiledKeywords {
+  compiled ??= Object.fromEntries(
+    Object.entries(KEYWORDS).map(([category, words]) => [
+      category,
+      words.map(([pattern, weight]) => ({ pattern, weight, regex: compile(pattern) })),
+    ]),
+  ) as CompiledKeywords;
+  return compiled;
+}
 
 /** Classifies a message; always returns one of the six categories. */
 export function classifyMessage(message: string): Classification {
   const text = message.toLowerCase().slice(0, 20_000); // bounded work on huge pastes
   const scores = Object.fromEntries(CHAT_CATEGORIES.map((c) => [c, 0])) as Record<ChatCategory, number>;
   const matched: string[] = [];
-  for (const [category, words] of Object.entries(COMPILED) as Array<
-    [ChatCategory, (typeof COMPILED)["code_generation"]]
+  for (const [category, words] of Object.entries(compiledKeywords()) as Array<
+    [ChatCategory, CompiledKeywords["code_generation"]]
   >) {
     for (const { pattern, weight, regex } of words) {
       regex.lastIndex = 0;

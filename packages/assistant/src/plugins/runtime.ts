@@ -8,7 +8,7 @@
 // running (not when it is queued), gone when it ends. One instance per concurrent call would cost a worker and a
 // module instantiation each.
 import type { Worker } from "node:worker_threads";
-import createPlugin, { type CallContext, type Plugin } from "@extism/extism";
+import type { CallContext, Plugin } from "@extism/extism";
 import { FILES_FUNCTION, FILES_MODULE } from "./pluginFiles.ts";
 import { type PreparedWasm, prepareWasm, WasmBinaryError, WebAssemblyApi } from "./wasmBinary.ts";
 import { FUEL_EXHAUSTED_TRAP, meterWasm } from "./wasmMetering.ts";
@@ -343,6 +343,8 @@ class SandboxedPlugin<C> implements PluginInstance<C> {
 
   async #ensureLive(): Promise<Live> {
     if (this.#live) return this.#live;
+    // Loaded with the first plugin call, not at the daemon's start: ~100 KB, and it loads WASI.
+    const { default: createPlugin } = await import("@extism/extism");
     const plugin = await createPlugin(
       { wasm: [{ module: this.#module }] },
       {

@@ -13,7 +13,7 @@ export interface DaemonInfo {
 }
 
 export function writeDaemonInfo(file: string, info: DaemonInfo): void {
-  writeFileAtomic(file, `${JSON.stringify(info, null, 2)}\n`, 0o600);
+  writeFileAtomic(file, `${JSON.stringify(info, null, 2)}\n`, 0o600, { durable: false });
 }
 
 export function readDaemonInfo(file: string): DaemonInfo | undefined {

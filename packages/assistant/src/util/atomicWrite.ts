@@ -5,8 +5,15 @@ import { basename, dirname, join } from "node:path";
 /**
  * Writes a file so that readers see either the old or the new content, never a half-written one:
  * temp file in the same directory, fsync, rename over the target, fsync the directory.
+ * `durable: false` skips both fsyncs (~5 ms) for files that describe running processes (daemon.json,
+ * supervisor.json): still atomic for readers, and after a power loss their processes are gone anyway.
  */
-export function writeFileAtomic(path: string, data: string | Uint8Array, mode = 0o600): void {
+export function writeFileAtomic(
+  path: string,
+  data: string | Uint8Array,
+  mode = 0o600,
+  { durable = true }: { durable?: boolean } = {},
+): void {
   const dir = dirname(path);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const tmp = join(dir, `.${basename(path)}.${randomBytes(6).toString("hex")}.tmp`);
@@ -15,7 +22,7 @@ export function writeFileAtomic(path: string, data: string | Uint8Array, mode = 
     const buffer = typeof data === "string" ? Buffer.from(data, "utf8") : data;
     let offset = 0;
     while (offset < buffer.length) offset += writeSync(fd, buffer, offset, buffer.length - offset);
-    fsyncSync(fd);
+    if (durable) fsyncSync(fd);
     closeSync(fd);
     renameSync(tmp, path);
   } catch (error) {
@@ -25,7 +32,7 @@ export function writeFileAtomic(path: string, data: string | Uint8Array, mode = 
     rmSync(tmp, { force: true });
     throw error;
   }
-  syncDir(dir);
+  if (durable) syncDir(dir);
 }
 
 function syncDir(dir: string): void {
