@@ -23,6 +23,9 @@ import {
 export const SKILL_FOLDERS = ["references", "scripts", "assets"] as const;
 /** Files listed per skill folder: enough to find a reference, never a full tree dump. */
 const MAX_LISTED_FILES = 200;
+/** The skills index in the system prompt: at most this many characters (about 300 tokens), descriptions cut. */
+const INDEX_MAX_CHARS = 1200;
+const INDEX_DESCRIPTION_CHARS = 120;
 /** A file the agent reads out of a skill folder (use_skill with `file`). */
 export const MAX_SKILL_READ_BYTES = 256 * 1024;
 
@@ -101,11 +104,32 @@ export class SkillRegistry {
     return this.#rules;
   }
 
-  /** The compact index the system prompt carries; empty when no skill is installed. */
+  /**
+   * The compact index the system prompt carries; empty when no skill is installed. It stays within
+   * INDEX_MAX_CHARS (about 300 tokens, part of the prompt budget in docs/agent.md#how-the-model-sees-tools): each
+   * description is cut to its start, skills past the budget are listed by name, then only counted.
+   */
   index(): string {
     if (this.#skills.size === 0) return "";
     const lines = ["Skills (call use_skill with the name to read one before following it):"];
-    for (const s of this.#skills.values()) lines.push(`- ${s.name}: ${s.description}`);
+    let used = lines[0]!.length;
+    const unlisted: string[] = [];
+    for (const s of this.#skills.values()) {
+      const line = `- ${s.name}: ${cutOnWord(s.description, INDEX_DESCRIPTION_CHARS)}`;
+      // Room is kept for the closing line about the skills that do not fit.
+      if (unlisted.length === 0 && used + line.length + 1 <= INDEX_MAX_CHARS - 80) {
+        lines.push(line);
+        used += line.length + 1;
+      } else unlisted.push(s.name);
+    }
+    if (unlisted.length > 0) {
+      const names = `- also: ${unlisted.join(", ")}`;
+      lines.push(
+        used + names.length + 1 <= INDEX_MAX_CHARS
+          ? names
+          : `- and ${unlisted.length} more (use_skill with an unknown name lists them)`,
+      );
+    }
     return lines.join("\n");
   }
 
@@ -191,6 +215,14 @@ export class SkillRegistry {
     this.#invalid = invalid;
     this.#rules = rules;
   }
+}
+
+/** The start of a text, cut on a word with an ellipsis when longer than `max`. */
+function cutOnWord(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const cut = text.slice(0, max - 1);
+  const space = cut.lastIndexOf(" ");
+  return `${space > max / 2 ? cut.slice(0, space) : cut}…`;
 }
 
 function isDirectory(path: string): boolean {

@@ -104,6 +104,21 @@ describe("skill registry", () => {
     expect(registry.get("notes")!.body).toBe("SECRET-BODY-MARKER");
   });
 
+  it("keeps the prompt index within its budget however many skills are installed", () => {
+    const long = `Plan a trip ${"with trains, hotels and museums ".repeat(30)}`.slice(0, 1000);
+    for (let i = 0; i < 40; i++)
+      addSkill(
+        `skill${String(i).padStart(2, "0")}`,
+        skillMd(`name: skill${String(i).padStart(2, "0")}\ndescription: ${long}`),
+      );
+    const index = new SkillRegistry({ dir }).index();
+    expect(index.length).toBeLessThanOrEqual(1200);
+    expect(index).toMatch(/^- skill00: Plan a trip with trains.*…$/m);
+    expect(index).not.toContain(long);
+    // The skills that do not fit are still named, or counted.
+    expect(index).toMatch(/- (also: .*skill39|and \d+ more)/);
+  });
+
   it("reads only listed files of a skill, and picks up changes on reload", () => {
     addSkill("notes", skillMd("name: notes\ndescription: x"), { "references/a.md": "A" });
     writeFileSync(join(dir, "outside.txt"), "outside");
