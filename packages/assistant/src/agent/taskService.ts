@@ -106,6 +106,8 @@ export interface MessageRoute {
   taskType?: string;
   /** Instructions added to the prompt (a skill's body), with where they come from. */
   instructions?: { source: string; text: string };
+  /** The plugin whose routing rule matched: its tools are the likeliest to be needed (toolOffer.ts). */
+  plugin?: string;
 }
 
 interface Running {
@@ -446,12 +448,13 @@ export class TaskService {
         };
       }
     }
-    const instructions = this.#deps.route?.(message)?.instructions;
+    const route = this.#deps.route?.(message);
     const remembered = await memory?.promptContext(message, signal);
     const { system, offer, textTools } = unitPrompt({
       base: this.#deps.systemPrompt(),
       message,
-      ...(instructions ? { instructions } : {}),
+      ...(route?.instructions ? { instructions: route.instructions } : {}),
+      ...(route?.plugin ? { plugin: route.plugin } : {}),
       ...(remembered ? { remembered } : {}),
       tools: offeredTools(this.#deps.tools),
     });

@@ -9,7 +9,7 @@ import { keywords, mentionedTools, namedTools, relevance, shortLine } from "./to
 // What the model is told about the tools of one work unit (docs/agent.md#how-the-model-sees-tools). Every tool the
 // policy lets run is offered, but only some with their full schema: the core tools (and those the profile's rules
 // or the skills index mention), the tools the message names (always, whatever the budget) and the few most
-// relevant to it. The others are listed in a tool index in the system prompt, by name (and a short line when it
+// relevant to it (by words, or because a routing rule of their plugin matched the message). The others are listed in a tool index in the system prompt, by name (and a short line when it
 // fits); load_tools gives their schemas, and a direct call works too (the runner validates it against the real
 // schema). Order is stable (core first, in registry order; the index in registry order) so prompt caches keep
 // their prefix across messages.
@@ -56,6 +56,8 @@ export function unitPrompt(options: {
   base: string;
   message: string;
   instructions?: { source: string; text: string };
+  /** The plugin whose routing rule matched the message. */
+  plugin?: string;
   remembered?: string;
   tools: readonly ToolInfo[];
 }): UnitPrompt {
@@ -66,6 +68,7 @@ export function unitPrompt(options: {
     tools,
     text: instructions ? `${options.message}\n${instructions.text}` : options.message,
     pinned: mentionedTools(tools, base),
+    ...(options.plugin ? { plugin: options.plugin } : {}),
     budgetTokens: PROMPT_BUDGET_TOKENS - estimateTokens(base + tail) - MARGIN_TOKENS,
   });
   const textTools = tools.map((t) => ({ name: t.name, primary: primaryParameter(t.parameters) }));
@@ -89,6 +92,8 @@ export interface OfferRequest {
   text: string;
   /** Tools mentioned by the system prompt (profile rules, skills index): sent with their schema like core tools. */
   pinned?: ReadonlySet<string>;
+  /** The plugin whose routing rule matched the message: its tools count as relevant. */
+  plugin?: string;
   /** Tokens the definitions and the index may take together (named tools are sent even beyond it). */
   budgetTokens: number;
 }
@@ -111,7 +116,7 @@ export function offerTools(request: OfferRequest): ToolOffer {
   let relevantTokens = 0;
   for (const { tool } of tools
     .filter((t) => !named.has(t.name) && !core.has(t.name))
-    .map((tool) => ({ tool, score: relevance(tool, wanted) }))
+    .map((tool) => ({ tool, score: relevance(tool, wanted) + (routedTo(tool, request.plugin) ? MIN_RELEVANCE : 0) }))
     .filter((m) => m.score >= MIN_RELEVANCE)
     .sort((a, b) => b.score - a.score)
     .slice(0, MAX_RELEVANT)) {
@@ -179,6 +184,10 @@ export function renderIndex(tools: readonly ToolInfo[]): string {
   }
   if (left > 0) lines.push(`- and ${left} more: call ${LOAD_TOOLS} with words for what you need`);
   return lines.join("\n");
+}
+
+function routedTo(tool: ToolInfo, plugin: string | undefined): boolean {
+  return plugin !== undefined && tool.name.startsWith(`${plugin}__`);
 }
 
 function tokensOf(value: unknown): number {

@@ -84,8 +84,9 @@ export function createChatServices(
 function routeMessage(routing: MessageRouting, skills: SkillRegistry, message: string): MessageRoute | null {
   const match = routing.match(message);
   if (!match) return null;
-  const { target } = match.rule;
-  if (target.kind !== "skill") return { taskType: target.name };
+  const { target, source } = match.rule;
+  if (target.kind !== "skill")
+    return { taskType: target.name, ...(source.kind === "plugin" ? { plugin: source.id } : {}) };
   const skill = skills.get(target.name);
   return skill ? { instructions: { source: `skill ${skill.name}`, text: skill.body } } : null;
 }

@@ -109,6 +109,9 @@ describe("the tool index on a daemon with 50 tools", () => {
     expect(toolNames(purpose.bodies[0]!)).toContain("slack__post_message");
     const plain = await exchange("Hello!", { kind: "reply", text: "Hi" });
     expect(toolNames(plain.bodies[0]!)).not.toContain("slack__post_message");
+    // The weather plugin's routing rule matches "umbrella": its tools are the likeliest.
+    const routed = await exchange("Do I need an umbrella today?", { kind: "reply", text: "No." });
+    expect(toolNames(routed.bodies[0]!)).toContain("weather__get_forecast");
   });
 
   it("runs a tool the model calls from the index, and sends its schema from the next round", async () => {

@@ -121,6 +121,13 @@ describe("the tools offered to the model", () => {
     expect(sent(prompt)).not.toContain("github__create_issue");
   });
 
+  it("counts the tools of a plugin whose routing rule matched as relevant", () => {
+    const { tools } = fiftyTools();
+    const message = "Do I need an umbrella today?";
+    expect(sent(unitPrompt({ base, message, tools }))).not.toContain("weather__get_forecast");
+    expect(sent(unitPrompt({ base, message, tools, plugin: "weather" }))).toContain("weather__get_forecast");
+  });
+
   it("never offers a tool the policy denies, neither in schemas nor in the index nor to TOOL: lines", () => {
     const { tools } = fiftyTools({
       ...PERMISSIVE,
