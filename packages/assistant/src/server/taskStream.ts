@@ -10,7 +10,12 @@ import { openStreams } from "./sse.ts";
 // A task's live progress as server-sent events (POST /api/message with stream: true): `start`, `route`, `token`,
 // `reset`, `tool_call`, `tool_result`, `approval_requested`, `approval_resolved`, `steering_applied`, `state`,
 // then `done` {task_id, session_id, status, reply} or `error`. Closing the connection cancels the task: the
-// person watching stopped it.
+// person watching stopped it. Token deltas are written at most every TOKEN_FLUSH_MS: the first at once, the ones
+// that follow it within that time together in one frame. A fast local model makes a token every half millisecond,
+// and one socket write per token cost more than the model did (docs/http-api.md).
+
+/** Longest a token delta waits for others to share its frame; below what a person can see. */
+export const TOKEN_FLUSH_MS = 8;
 
 /** What a route that waits for a task can answer: the error the task failed with. */
 export const TASK_ERRORS: ErrorCode[] = [
@@ -111,11 +116,30 @@ export function streamTask(
     if (!out.writableEnded) out.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
   };
   send("start", { task_id: task.id, session_id: task.session_id, task_type: task.task_type, classified });
+  let pending = "";
+  let flushedAt = Number.NEGATIVE_INFINITY;
+  let timer: NodeJS.Timeout | undefined;
+  const flushTokens = () => {
+    clearTimeout(timer);
+    timer = undefined;
+    if (!pending) return;
+    send("token", { delta: pending });
+    pending = "";
+    flushedAt = performance.now();
+  };
+  const token = (delta: string) => {
+    pending += delta;
+    if (timer) return;
+    const wait = flushedAt + TOKEN_FLUSH_MS - performance.now();
+    if (wait <= 0) flushTokens();
+    else timer = setTimeout(flushTokens, wait);
+  };
   return new Promise<void>((resolve) => {
     let finished = false;
     const end = () => {
       if (finished) return;
       finished = true;
+      clearTimeout(timer);
       unsubscribe();
       openStreams.delete(reply);
       out.end();
@@ -124,13 +148,15 @@ export function streamTask(
     const onEvent = (event: LiveEvent) => {
       switch (event.type) {
         case "token":
-          send("token", { delta: event.delta });
+          token(event.delta);
           break;
         case "done":
           break;
         case "turn":
+          flushTokens(); // the turn's text is complete: no need to wait for the timer
           break;
         default: {
+          flushTokens(); // in order: the text so far, then what happened after it
           const { type, ...data } = event;
           send(type, data);
         }
@@ -148,10 +174,12 @@ export function streamTask(
     });
     agent.wait(task.id).then(
       (done) => {
+        flushTokens();
         send("done", taskReply(done));
         end();
       },
       (error: unknown) => {
+        flushTokens();
         send("error", errorBody(isAppError(error) ? error : new AppError("internal", "the task failed")));
         end();
       },

@@ -101,11 +101,46 @@ describe("POST /api/message", () => {
     expect(events.at(-1)).toMatchObject({ event: "done", data: { reply: "One two three", provider: "lowbit_server" } });
   });
 
+  it("a fast stream's deltas share frames, and the text is complete and in order", async () => {
+    const pieces = Array.from({ length: 400 }, (_, i) => `w${i} `);
+    server.enqueue({ kind: "reply", text: pieces });
+    const res = await api("POST", "/api/message", { message: "count far", stream: true, task_type: "conversation" });
+    const events = sseEvents(res.body);
+    const tokens = events.filter((e) => e.event === "token").map((e) => e.data.delta as string);
+    expect(tokens.join("")).toBe(pieces.join(""));
+    expect(tokens.length).toBeLessThan(pieces.length); // batched: one write per frame, not per delta
+    expect(events.at(-1)).toMatchObject({ event: "done", data: { reply: pieces.join("") } });
+  });
+
+  it("the first delta of a slow stream is written at once, not held for the next one", async () => {
+    server.enqueue({ kind: "reply", text: ["first", " second", " third"], chunkDelayMs: 600 });
+    const res = await fetch(`${daemon.url}/api/message`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${daemon.token}` },
+      body: JSON.stringify({ message: "slowly", stream: true, task_type: "conversation" }),
+    });
+    const arrivals: Array<{ delta: string; at: number }> = [];
+    const decoder = new TextDecoder();
+    let buffered = "";
+    for await (const chunk of res.body!) {
+      buffered += decoder.decode(chunk as Uint8Array, { stream: true });
+      for (let end = buffered.indexOf("\n\n"); end >= 0; end = buffered.indexOf("\n\n")) {
+        const [{ event, data } = { event: "", data: {} }] = sseEvents(buffered.slice(0, end + 2));
+        buffered = buffered.slice(end + 2);
+        if (event === "token") arrivals.push({ delta: data.delta as string, at: performance.now() });
+      }
+    }
+    expect(arrivals.map((a) => a.delta)).toEqual(["first", " second", " third"]);
+    // Each delta arrives on its own, about when the model sent it: far sooner than the next one.
+    expect(arrivals[1]!.at - arrivals[0]!.at).toBeGreaterThan(450);
+    expect(arrivals[2]!.at - arrivals[1]!.at).toBeGreaterThan(450);
+  });
+
   it("answers slash commands without the model", async () => {
     const before = server.requests.length;
     const help = (await api("POST", "/api/message", { message: "/help", wait: true })).json();
     expect(help.reply).toContain("set <CATEGORY> <PROVIDER> <MODEL>");
-    expect(help.reply).toContain("/embedded [reload]");
+    expect(help.reply).toContain("/embedded [reload|calibrate]");
     const routes = (await api("POST", "/api/message", { message: "/routes", wait: true })).json();
     expect(routes.reply).toMatch(/conversation\s+lowbit_server\/chat-model/);
     const unknown = (await api("POST", "/api/message", { message: "/nope", wait: true })).json();
