@@ -313,15 +313,15 @@ export const ENV_VARIABLES = {
     group: "models",
     type: integer(1),
     default: undefined,
-    defaultText: "the calibration, else the machine",
-    meaning: "llama.cpp threads",
+    defaultText: "measured at the first load of a model file",
+    meaning: "llama.cpp threads (skips the automatic calibration)",
   }),
   embeddedContext: variable({
     name: "ASSISTANT_EMBEDDED_CONTEXT",
     group: "models",
     type: integer(1, Number.MAX_SAFE_INTEGER, "tokens"),
     default: undefined,
-    defaultText: "the calibration, else at most 8192",
+    defaultText: "at most 8192",
     meaning: "context size of the embedded model",
   }),
   embeddedGpu: variable({
