@@ -125,10 +125,19 @@ export async function runSupervisor(
   env: NodeJS.ProcessEnv = process.env,
   policy = DEFAULT_RESTART_POLICY,
 ): Promise<number> {
+  // The daemon's start is what `assistant start` waits for: it begins before the supervisor sets itself up (no
+  // await until the first runChild takes it over, so nothing it prints or emits is missed).
+  let child: ChildProcess | undefined = spawnDaemon(env);
   const paths = dataPaths(resolveDataDir(env));
   // stdout/stderr of this process already are the log file (see startBackground), so no mirror.
   // `assistant start` checked every setting before starting this process.
-  const logger = createLogger({ level: readSettingsOf(env, ["logLevel"]).logLevel, file: paths.logFile });
+  let logger: Logger;
+  try {
+    logger = createLogger({ level: readSettingsOf(env, ["logLevel"]).logLevel, file: paths.logFile });
+  } catch (error) {
+    child.kill("SIGTERM"); // no daemon without its supervisor
+    throw error;
+  }
   const startedAt = new Date().toISOString();
   let state: SupervisorState = {
     pid: process.pid,
@@ -143,7 +152,6 @@ export async function runSupervisor(
   };
 
   let stopping = false;
-  let child: ChildProcess | undefined;
   let wake: (() => void) | undefined;
   const onSignal = (signal: NodeJS.Signals) => {
     if (stopping) return;
@@ -168,12 +176,9 @@ export async function runSupervisor(
   let history: CrashHistory = { crashes: [], streak: 0 };
   for (let launch = 1; ; launch++) {
     const launchedAt = Date.now();
-    const exit = await runChild(
-      paths,
-      env,
-      logger,
-      (c) => (child = c),
-      (pid) => save({ state: "running", daemon_pid: pid, next_restart_at: undefined }),
+    child ??= spawnDaemon(env);
+    const exit = await runChild(child, paths, logger, (pid) =>
+      save({ state: "running", daemon_pid: pid, next_restart_at: undefined }),
     );
     child = undefined;
     if (exit.pid) removeDaemonInfo(paths.daemonInfo, exit.pid); // a crashed daemon leaves it behind
@@ -234,19 +239,20 @@ function describeExit(code: number | null, signal: NodeJS.Signals | null): strin
   return signal ? `was killed by ${signal}` : `exited with code ${code}`;
 }
 
-/** Runs one daemon process to its end, copying what it prints outside its logger (startup refusals, crashes). */
-function runChild(
-  paths: DataPaths,
-  env: NodeJS.ProcessEnv,
-  logger: Logger,
-  started: (child: ChildProcess) => void,
-  up: (pid: number) => void,
-): Promise<ChildExit> {
-  const child = spawn(process.execPath, [binEntry("assistant-daemon")], {
+function spawnDaemon(env: NodeJS.ProcessEnv): ChildProcess {
+  return spawn(process.execPath, [binEntry("assistant-daemon")], {
     env: { ...env, ASSISTANT_SUPERVISOR_PID: String(process.pid) },
     stdio: ["ignore", "pipe", "pipe"],
   });
-  started(child);
+}
+
+/** Runs one daemon process to its end, copying what it prints outside its logger (startup refusals, crashes). */
+function runChild(
+  child: ChildProcess,
+  paths: DataPaths,
+  logger: Logger,
+  up: (pid: number) => void,
+): Promise<ChildExit> {
   const stderr: string[] = [];
   let closed = 0;
   const copy = (stream: NodeJS.ReadableStream, isStderr: boolean) => {
