@@ -1,13 +1,18 @@
 #!/usr/bin/env node
-import { readdirSync, rmSync, statSync } from "node:fs";
+import { readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 // Bundles each entry point of the daemon package into one ESM file in packages/assistant/dist/ with esbuild.
 // Why: loading ~100 TypeScript and dependency files through Node's type stripping and resolver takes ~2x the
 // start-up time of a bare Fastify server; one pre-stripped, tree-shaken file starts faster than the bare server.
 // The bin launchers run the bundle when it is newer than every source file, else the sources directly.
 // Native and lazily loaded heavy modules stay external.
+// `--graph <file>` writes only what each output file would hold and import (esbuild's metafile outputs) to <file>,
+// without touching dist/: test/scripts/bundleGraph.test.ts keeps heavy modules off the start-up path with it.
 import { build } from "esbuild";
 import { root } from "./toolchain.mjs";
+
+const graphIndex = process.argv.indexOf("--graph");
+const graphFile = graphIndex > 0 ? process.argv[graphIndex + 1] : undefined;
 
 const pkg = join(root, "packages", "assistant");
 const dist = join(pkg, "dist");
@@ -67,7 +72,11 @@ const builds = [
 ];
 
 const started = Date.now();
-const results = await Promise.all(builds.map((options) => build({ ...common, ...options })));
+const results = await Promise.all(builds.map((options) => build({ ...common, ...options, write: !graphFile })));
+if (graphFile) {
+  writeFileSync(graphFile, `${JSON.stringify(Object.assign({}, ...results.map((r) => r.metafile.outputs)))}\n`);
+  process.exit(0);
+}
 const entries = builds.flatMap((options) => Object.keys(options.entryPoints));
 
 // Chunk names carry a content hash, so every change leaves the previous chunks behind (and their entries in the
