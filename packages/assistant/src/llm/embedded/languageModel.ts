@@ -443,17 +443,9 @@ type Controller = ReadableStreamDefaultController<LanguageModelV4StreamPart>;
 const wrappers = new WeakMap<LlamaModel, ChatWrapper>();
 
 async function generate(lease: EmbeddedLease, plan: Plan, signal: AbortSignal, controller: Controller): Promise<void> {
-  // After the consumer cancels, the controller refuses parts; generation is being stopped through `signal`.
-  const emit = (part: LanguageModelV4StreamPart) => {
-    try {
-      controller.enqueue(part);
-    } catch {}
-  };
-  const close = () => {
-    try {
-      controller.close();
-    } catch {}
-  };
+  const parts = new DeferredParts(controller);
+  const emit = (part: LanguageModelV4StreamPart) => parts.push(part);
+  const close = () => parts.close();
   emit({ type: "stream-start", warnings: plan.warnings });
   const text = new Segment(emit, "text", "txt");
   const reasoning = new Segment(emit, "reasoning", "rsn");
@@ -499,7 +491,7 @@ async function generate(lease: EmbeddedLease, plan: Plan, signal: AbortSignal, c
       ...(plan.tools ? { grammar: plan.tools.grammar } : plan.json ? { grammar: plan.json } : {}),
     });
     if (signal.aborted) {
-      controller.error(signal.reason);
+      parts.error(signal.reason);
       return;
     }
     reasoning.end();
@@ -535,7 +527,7 @@ async function generate(lease: EmbeddedLease, plan: Plan, signal: AbortSignal, c
     });
     close();
   } catch (error) {
-    if (signal.aborted) controller.error(signal.reason);
+    if (signal.aborted) parts.error(signal.reason);
     else {
       emit({ type: "error", error: generationFailure(error, lease.sequence.contextSize) });
       close();
@@ -586,6 +578,63 @@ function readReply(raw: string, mode: ToolMode, cut: boolean): Reply {
     throw new ProviderFailure("server", `the embedded model's arguments for tool ${tool.name} are invalid: ${problem}`);
   }
   return { type: "tool_call", name: tool.name, input: JSON.stringify(args) };
+}
+
+/**
+ * The stream's parts, handed to the consumer after llama.cpp has been given the next token to compute: a fast
+ * model makes a token every half millisecond, and the daemon's work per part (router, agent loop, task stream)
+ * then runs beside the computation instead of between two tokens. Deltas that wait together become one.
+ */
+class DeferredParts {
+  private readonly controller: Controller;
+  private queue: LanguageModelV4StreamPart[] = [];
+  private scheduled = false;
+
+  constructor(controller: Controller) {
+    this.controller = controller;
+  }
+
+  push(part: LanguageModelV4StreamPart): void {
+    const last = this.queue.at(-1);
+    if (
+      last &&
+      (part.type === "text-delta" || part.type === "reasoning-delta") &&
+      last.type === part.type &&
+      last.id === part.id
+    ) {
+      last.delta += part.delta;
+      return;
+    }
+    this.queue.push(part);
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => this.flush());
+    }
+  }
+
+  close(): void {
+    this.flush();
+    try {
+      this.controller.close();
+    } catch {}
+  }
+
+  error(reason: unknown): void {
+    this.queue = [];
+    this.controller.error(reason);
+  }
+
+  private flush(): void {
+    this.scheduled = false;
+    const parts = this.queue;
+    this.queue = [];
+    // After the consumer cancels, the controller refuses parts; generation is being stopped through the signal.
+    for (const part of parts) {
+      try {
+        this.controller.enqueue(part);
+      } catch {}
+    }
+  }
 }
 
 /** One text or reasoning block of the stream: start on the first delta, end once. */

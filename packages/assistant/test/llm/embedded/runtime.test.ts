@@ -8,6 +8,7 @@ import { dataPaths } from "../../../src/config/paths.ts";
 import { readSettings } from "../../../src/config/settings.ts";
 import { CALIBRATION_BUDGET_MS, threadCandidates } from "../../../src/llm/embedded/calibration.ts";
 import { ModelDownloader } from "../../../src/llm/embedded/download.ts";
+import { toChatHistory } from "../../../src/llm/embedded/languageModel.ts";
 import { createEmbeddedRuntime, ggufProblem, machineThreads } from "../../../src/llm/embedded/runtime.ts";
 import { ProviderFailure } from "../../../src/llm/errors.ts";
 import type { EmbeddedRuntime } from "../../../src/llm/types.ts";
@@ -98,6 +99,37 @@ describe("embedded runtime", () => {
     expect(finish.finishReason.unified).toBe("length");
 
     expect(runtime.state()).toMatchObject({ status: "loaded", threads: 1, context_size: 512, gpu: false, error: null });
+  });
+
+  it("streams the whole answer in order, as llama.cpp generates it, in several deltas", async () => {
+    const { runtime } = runtimeFor();
+    const long = { ...hello, maxOutputTokens: 96 };
+    const started = performance.now();
+    const { stream } = await runtime.languageModel().doStream(long);
+    const deltas: Array<{ text: string; at: number }> = [];
+    const reader = stream.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (value.type === "text-delta") deltas.push({ text: value.delta, at: performance.now() - started });
+    }
+    // The same greedy generation straight from node-llama-cpp: the deltas (merged when they wait together)
+    // add up to exactly its text.
+    const lib = await import("node-llama-cpp");
+    const llama = await lib.getLlama({ build: "never", gpu: false, logLevel: lib.LlamaLogLevel.error });
+    const model = await llama.loadModel({ modelPath: modelFile });
+    const context = await model.createContext({ contextSize: 512, threads: 1 });
+    try {
+      const chat = new lib.LlamaChat({ contextSequence: context.getSequence() });
+      const bare = await chat.generateResponse(toChatHistory(long.prompt), { maxTokens: 96, temperature: 0 });
+      expect(deltas.map((d) => d.text).join("")).toBe(bare.response);
+    } finally {
+      await context.dispose();
+      await model.dispose();
+    }
+    expect(deltas.length).toBeGreaterThan(1);
+    // Streamed, not held to the end: the first delta arrives before the last.
+    expect(deltas[0]!.at).toBeLessThan(deltas.at(-1)!.at);
   });
 
   it("embeds texts for memory search: one finite vector per text, the same text the same vector", async () => {
