@@ -6,8 +6,19 @@ import type { LlmPriority, Provider } from "./types.ts";
 // work nobody waits on (memory extraction). Foreground calls are never held back below what the provider
 // serves at once; background work runs on a local model only while no foreground call is running or waiting
 // there, and is preempted (aborted, then retried by the router once the model is free again) when one arrives.
+// It also waits for the model to have been free for a moment (doubling after each preemption), so the gap
+// between two rounds of a turn, or a lull under steady load, does not start work that is aborted at once.
 
 const RANK: Record<LlmPriority, number> = { user: 0, tool: 1, background: 2 };
+
+/** How long the model must have been free of foreground calls before background work starts on it. */
+const BACKGROUND_CALM_MS = 500;
+const MAX_BACKGROUND_CALM_MS = 60_000;
+
+/** The calm a background call waits for after `preemptions` preemptions: each one doubles it. */
+export function backgroundCalmMs(preemptions: number): number {
+  return Math.min(MAX_BACKGROUND_CALM_MS, BACKGROUND_CALM_MS * 2 ** preemptions);
+}
 
 export interface SlotPolicy {
   /** Calls the provider serves at once; Infinity when it takes every call (a server without `parallel`). */
@@ -54,6 +65,7 @@ interface Holder {
 
 interface Waiter {
   priority: LlmPriority;
+  calmMs: number;
   grant: (lease: SlotLease) => void;
 }
 
@@ -62,18 +74,19 @@ export class ModelSlots {
   readonly #running = new Set<Holder>();
   /** Sorted by priority, arrival order within one. */
   readonly #waiting: Waiter[] = [];
+  /** When the last foreground call left the model (never: background may start at once). */
+  #freeSince = Number.NEGATIVE_INFINITY;
+  #calmTimer: NodeJS.Timeout | null = null;
 
   constructor(policy: SlotPolicy) {
     this.policy = policy;
   }
 
-  /** Calls holding a slot (preempted ones leaving are not counted), and calls waiting for one. */
-  get load(): { running: number; waiting: number } {
-    return { running: this.#busy(), waiting: this.#waiting.length };
-  }
-
-  /** Waits for a slot by priority; rejects with the signal's reason when it aborts first. */
-  acquire(priority: LlmPriority, signal?: AbortSignal): Promise<SlotLease> {
+  /**
+   * Waits for a slot by priority; rejects with the signal's reason when it aborts first. `preemptions`: how often
+   * this background call was preempted already (it then waits for a longer calm).
+   */
+  acquire(priority: LlmPriority, signal?: AbortSignal, preemptions = 0): Promise<SlotLease> {
     signal?.throwIfAborted();
     if (priority !== "background" && this.policy.yieldsToForeground) this.#preemptBackground();
     return new Promise<SlotLease>((resolve, reject) => {
@@ -85,6 +98,7 @@ export class ModelSlots {
       };
       const waiter: Waiter = {
         priority,
+        calmMs: priority === "background" && this.policy.yieldsToForeground ? backgroundCalmMs(preemptions) : 0,
         grant: (lease) => {
           signal?.removeEventListener("abort", onAbort);
           resolve(lease);
@@ -108,14 +122,24 @@ export class ModelSlots {
     return false;
   }
 
-  #canStart(priority: LlmPriority): boolean {
+  #canStart(waiter: Waiter): boolean {
     if (this.#busy() >= this.policy.capacity) return false;
     // The queue is sorted: a background call at its head means no foreground call waits.
-    return priority !== "background" || !this.policy.yieldsToForeground || !this.#foregroundRunning();
+    if (waiter.priority !== "background" || !this.policy.yieldsToForeground) return true;
+    if (this.#foregroundRunning()) return false;
+    const calmLeft = this.#freeSince + waiter.calmMs - performance.now();
+    if (calmLeft <= 0) return true;
+    clearTimeout(this.#calmTimer ?? undefined);
+    this.#calmTimer = setTimeout(() => {
+      this.#calmTimer = null;
+      this.#pump();
+    }, calmLeft);
+    this.#calmTimer.unref();
+    return false;
   }
 
   #pump(): void {
-    while (this.#waiting.length > 0 && this.#canStart(this.#waiting[0]!.priority)) {
+    while (this.#waiting.length > 0 && this.#canStart(this.#waiting[0]!)) {
       const waiter = this.#waiting.shift()!;
       waiter.grant(this.#grant(waiter.priority));
     }
@@ -130,7 +154,9 @@ export class ModelSlots {
         return holder.preempted;
       },
       release: () => {
-        if (this.#running.delete(holder)) this.#pump();
+        if (!this.#running.delete(holder)) return;
+        if (priority !== "background" && !this.#foregroundRunning()) this.#freeSince = performance.now();
+        this.#pump();
       },
     };
   }

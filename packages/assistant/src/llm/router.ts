@@ -211,6 +211,7 @@ export class LlmRouter {
 
       let lastFailure: ProviderFailure | undefined;
       let retry = 0;
+      let preemptions = 0;
       for (; ; retry++) {
         yield { type: "route", provider: target.provider, model: target.model, attempt: ++attemptNo };
         let startedAt = performance.now();
@@ -218,7 +219,7 @@ export class LlmRouter {
         let answer = ""; // kept only for ASSISTANT_LOG_LLM_RESPONSE
         let lease: SlotLease | null = null;
         try {
-          lease = (await this.modelSlots(provider)?.acquire(priority, request.signal)) ?? null;
+          lease = (await this.modelSlots(provider)?.acquire(priority, request.signal, preemptions)) ?? null;
           startedAt = performance.now(); // the wait for a slot is not the model's latency
           // Only a background call can be preempted, so only it listens to its lease.
           const signal = lease && priority === "background" ? anySignal(request.signal, lease.signal) : request.signal;
@@ -274,6 +275,7 @@ export class LlmRouter {
           if (lease?.preempted) {
             // A foreground call took the model: start over once it is free (the next acquire waits for that).
             if (emitted) yield { type: "reset", reason: "preempted by a foreground call" };
+            preemptions++;
             retry--;
             continue;
           }

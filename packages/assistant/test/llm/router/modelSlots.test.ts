@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { LlmRouterInput } from "../../../src/config/schemas/llmRouter.ts";
-import { slotPolicyFor } from "../../../src/llm/modelSlots.ts";
+import { backgroundCalmMs, slotPolicyFor } from "../../../src/llm/modelSlots.ts";
 import type { LlmPriority } from "../../../src/llm/types.ts";
 import { type ScriptedServer, startOpenAiServer } from "../servers/openaiServer.ts";
 import { testRouter } from "./helpers.ts";
@@ -39,7 +39,7 @@ function localRouter(parallel?: number) {
 const served = () =>
   server.requests
     .filter((r) => r.path.endsWith("/chat/completions"))
-    .map((r) => JSON.stringify(r.body).match(/call:(\w+)/)![1]);
+    .map((r) => JSON.stringify(r.body).match(/call:(\w+)/)![1]!);
 
 function call(router: ReturnType<typeof localRouter>, label: string, priority: LlmPriority, finished: string[]) {
   return router
@@ -65,7 +65,10 @@ describe("model slots: one local slot", () => {
     const startedAt = performance.now();
     const user = await call(router, "user", "user", finished);
     const userMs = performance.now() - startedAt;
+    const userDone = performance.now();
     const extraction = await background;
+    // The retry waited for the model to be calm for a while (doubled after the preemption: 1 s), then streamed.
+    expect(performance.now() - userDone).toBeGreaterThanOrEqual(backgroundCalmMs(1));
 
     expect(user.text).toBe(ANSWER);
     expect(extraction.text).toBe(ANSWER); // the retry's answer only: the preempted part was discarded
@@ -88,7 +91,10 @@ describe("model slots: one local slot", () => {
       call(router, "tool2", "tool", finished),
       call(router, "user2", "user", finished),
     ];
-    await Promise.all([first, ...calls]);
+    await Promise.all([first, ...calls.filter((_, i) => i !== 1)]); // every foreground call
+    const foregroundDone = performance.now();
+    await calls[1];
+    expect(performance.now() - foregroundDone).toBeGreaterThanOrEqual(backgroundCalmMs(0));
     expect(finished).toEqual(["first", "user1", "user2", "tool1", "tool2", "background1"]);
     // Background started only once nothing else was running or waiting: it was never preempted.
     expect(served()).toEqual(["first", "user1", "user2", "tool1", "tool2", "background1"]);
