@@ -233,8 +233,7 @@ async function run(side: Side, plan: Script, pauses: number[]) {
     last = model.counts.extractions;
     await new Promise((r) => setTimeout(r, 1000));
   }
-  const calls =
-    model.counts.replies - before.replies + (model.counts.extractions - before.extractions);
+  const calls = model.counts.replies - before.replies + (model.counts.extractions - before.extractions);
   return {
     turns,
     calls,

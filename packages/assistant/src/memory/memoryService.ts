@@ -276,9 +276,7 @@ export class MemoryService {
     if (this.#closing.signal.aborted) return;
     const unread = this.#deps.sessions.after(sessionId, this.store.learnedThrough(sessionId), LEARNING_WINDOW);
     if (unread.length === 0) return;
-    const teaching = this.learningEnabled()
-      ? unread.filter((m) => m.role === "user" && mayTeach(m.content)).length
-      : 0;
+    const teaching = this.learningEnabled() ? unread.filter((m) => m.role === "user" && mayTeach(m.content)).length : 0;
     if (teaching === 0) {
       // Said while learning was paused, or nothing to learn: marked read (resuming never learns it afterwards).
       if (this.#running?.sessionId !== sessionId) this.store.setLearnedThrough(sessionId, unread.at(-1)!.seq);
