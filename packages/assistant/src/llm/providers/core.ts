@@ -117,6 +117,7 @@ function embeddedLine(state: EmbeddedState): string {
     case "downloading":
       return `${name} is downloading; it answers once the download completes (progress: \`/embedded\`).`;
     case "loading":
+    case "calibrating":
       return `${name} is loading; try again in a moment.`;
     case "failed":
       return `${name} is unavailable: ${state.error ?? "it failed to load"}.`;

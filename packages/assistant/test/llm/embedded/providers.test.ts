@@ -175,6 +175,10 @@ describe("assistant_core provider", () => {
     expect(text).toMatch(/^Status: /);
     expect(text).toContain("The embedded model (qwen3_0_6b) is downloading");
 
+    const calibrating = createCoreProvider(context({ status: "calibrating" }));
+    const meanwhile = await (await calibrating.languageModel("core")).doGenerate(ask("what is your status?"));
+    expect((meanwhile.content[0] as { text: string }).text).toContain("(qwen3_0_6b) is loading; try again");
+
     const failed = createCoreProvider(context({ status: "failed", error: "llama.cpp has no prebuilt binary" }));
     const reply = await (await failed.languageModel("core")).doGenerate(ask("hi"));
     expect((reply.content[0] as { text: string }).text).toContain("is unavailable: llama.cpp has no prebuilt binary.");
