@@ -10,6 +10,7 @@
 // Run: npm run bench:load [-- --sessions 200 --turns 10 --reps 3 --requests 300 --learning on|off|both]
 // Profile the daemon: --cpu-prof DIR writes a .cpuprofile of each daemon into DIR (open it in Chrome DevTools).
 import { readFileSync } from "node:fs";
+import { Agent, request } from "node:http";
 import { parseArgs } from "node:util";
 import { type ScriptedServer, startOpenAiServer } from "../../packages/assistant/test/llm/servers/openaiServer.ts";
 import { type BenchDaemon, benchRouterYaml, startBenchDaemon } from "../daemon.ts";
@@ -39,6 +40,38 @@ const pct = (xs: number[], p: number) => {
 const median = (xs: number[]) => pct(xs, 50);
 const fmt = (ms: number) => `${ms.toFixed(1)} ms`;
 
+// The clients speak node:http over keep-alive connections. With fetch (undici) as the client, a few requests
+// of each burst of 200 sat in the bench process for 1-3.5 s before the daemon's HTTP server saw their headers
+// (its event loop free all along): a client artefact that made up most of the p99 first reported for the
+// daemon. The same client serves the direct baseline.
+const agent = new Agent({ keepAlive: true, maxSockets: Number.POSITIVE_INFINITY });
+
+interface Answer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+}
+
+function post(url: string, headers: Record<string, string>, body: string): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      url,
+      { method: "POST", agent, headers: { ...headers, "content-length": String(Buffer.byteLength(body)) } },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => {
+          text += chunk;
+        });
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
+        res.on("error", reject);
+      },
+    );
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
 interface Client {
   /** One turn; resolves with the session id to continue. */
   turn(message: string, session?: string): Promise<string>;
@@ -47,13 +80,12 @@ interface Client {
 function directClient(server: ScriptedServer): Client {
   return {
     turn: async (message) => {
-      const res = await fetch(`${server.url}/v1/chat/completions`, {
-        method: "POST",
-        headers: { "content-type": "application/json", authorization: "Bearer none" },
-        body: JSON.stringify({ model: "bench-model", stream: true, messages: [{ role: "user", content: message }] }),
-      });
-      await res.text();
-      if (!res.ok) throw new Error(`model server answered ${res.status}`);
+      const res = await post(
+        `${server.url}/v1/chat/completions`,
+        { "content-type": "application/json", authorization: "Bearer none" },
+        JSON.stringify({ model: "bench-model", stream: true, messages: [{ role: "user", content: message }] }),
+      );
+      if (res.status !== 200) throw new Error(`model server answered ${res.status}`);
       return "";
     },
   };
@@ -66,18 +98,13 @@ function headersOf(daemon: BenchDaemon) {
 function messageClient(daemon: BenchDaemon): Client {
   return {
     turn: async (message, session) => {
-      const res = await fetch(`${daemon.url}/api/message`, {
-        method: "POST",
-        headers: headersOf(daemon),
-        body: JSON.stringify({
-          message,
-          task_type: "conversation",
-          wait: true,
-          ...(session ? { session_id: session } : {}),
-        }),
-      });
-      const body = (await res.json()) as { session_id: string; status: string };
-      if (!res.ok || body.status !== "completed") throw new Error(`daemon answered ${res.status}: ${JSON.stringify(body)}`);
+      const res = await post(
+        `${daemon.url}/api/message`,
+        headersOf(daemon),
+        JSON.stringify({ message, task_type: "conversation", wait: true, ...(session ? { session_id: session } : {}) }),
+      );
+      const body = JSON.parse(res.text) as { session_id: string; status: string };
+      if (res.status !== 200 || body.status !== "completed") throw new Error(`daemon answered ${res.status}: ${res.text}`);
       return body.session_id;
     },
   };
@@ -86,14 +113,13 @@ function messageClient(daemon: BenchDaemon): Client {
 function openAiClient(daemon: BenchDaemon): Client {
   return {
     turn: async (message, session) => {
-      const res = await fetch(`${daemon.url}/v1/chat/completions`, {
-        method: "POST",
-        headers: { ...headersOf(daemon), ...(session ? { "x-assistant-session": session } : {}) },
-        body: JSON.stringify({ model: "assistant/conversation", messages: [{ role: "user", content: message }] }),
-      });
-      await res.text();
-      if (!res.ok) throw new Error(`daemon answered ${res.status}`);
-      return res.headers.get("x-assistant-session") ?? "";
+      const res = await post(
+        `${daemon.url}/v1/chat/completions`,
+        { ...headersOf(daemon), ...(session ? { "x-assistant-session": session } : {}) },
+        JSON.stringify({ model: "assistant/conversation", messages: [{ role: "user", content: message }] }),
+      );
+      if (res.status !== 200) throw new Error(`daemon answered ${res.status}: ${res.text}`);
+      return String(res.headers["x-assistant-session"] ?? "");
     },
   };
 }

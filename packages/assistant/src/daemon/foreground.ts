@@ -22,6 +22,7 @@ import { Scheduler } from "../scheduler/scheduler.ts";
 import { buildApp } from "../server/app.ts";
 import { createSkillServices } from "../skills/services.ts";
 import { openDatabase } from "../store/database.ts";
+import { enableWriteBatching } from "../store/writeBatch.ts";
 import { createApprovalServices } from "../tools/approvals/services.ts";
 import { createToolServices } from "../tools/services.ts";
 import { AppError, ConfigError } from "../util/errors.ts";
@@ -88,6 +89,8 @@ export async function startDaemon(env: NodeJS.ProcessEnv = process.env): Promise
   }
 
   const db = openDatabase(paths.database);
+  // Group commit: the writes of one event-loop turn share one transaction (store/writeBatch.ts).
+  enableWriteBatching(db, (error) => logger.error("database writes failed and were rolled back", { error: error.message }));
   const events = new EventLog(db);
   const webSessions = new WebSessions(db);
   webSessions.pruneExpired();

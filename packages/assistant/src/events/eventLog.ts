@@ -34,20 +34,19 @@ export interface EventRow {
 export class EventLog {
   readonly #db: Db;
   readonly #listeners = new Set<Listener>();
-  readonly #insert;
 
   constructor(db: Db) {
     this.#db = db;
-    this.#insert = db.prepare(
-      "INSERT INTO events (kind, ts, task_id, session_id, data) VALUES (@kind, @ts, @task_id, @session_id, @data)",
-    );
   }
 
   emit<K extends EventKind>(kind: K, payload: EventPayload<K>, scope: EventScope = {}): StoredEvent<K> {
     // TypeScript cannot tie the schema looked up by a generic kind to that kind's payload type.
     const data = redactValue(EVENT_KINDS[kind].parse(payload)) as EventPayload<K>;
     const ts = new Date().toISOString();
-    const info = this.#insert.run({
+    const info = statement(
+      this.#db,
+      "INSERT INTO events (kind, ts, task_id, session_id, data) VALUES (@kind, @ts, @task_id, @session_id, @data)",
+    ).run({
       kind,
       ts,
       task_id: scope.task_id ?? null,

@@ -1,5 +1,6 @@
 import Fastify, { type FastifyInstance } from "fastify";
 import type { Services } from "../runtime/services.ts";
+import { writesCommitted } from "../store/writeBatch.ts";
 import { AppError } from "../util/errors.ts";
 import { createAuthentication } from "./authentication.ts";
 import { beforeSend } from "./beforeSend.ts";
@@ -100,6 +101,9 @@ export function buildApp(services: Services): FastifyInstance {
     }
   });
   app.addHook("onSend", async (request, reply, payload) => {
+    // What the answer reports is committed before it leaves; the answers of one loop turn share the commit
+    // (store/writeBatch.ts).
+    await writesCommitted(services.db);
     await beforeSend(request, reply);
     return payload;
   });

@@ -99,8 +99,9 @@ export function readPolicyFile(file: string): { policy: ToolsPolicy | null; prob
 
 function fileStamp(file: string): string {
   try {
-    const stat = statSync(file);
-    return `${stat.size}:${stat.mtimeMs}:${stat.ino}`;
+    // Checked on every chat turn: a missing file answers undefined instead of building a thrown error.
+    const stat = statSync(file, { throwIfNoEntry: false });
+    return stat ? `${stat.size}:${stat.mtimeMs}:${stat.ino}` : "missing";
   } catch {
     return "missing";
   }
