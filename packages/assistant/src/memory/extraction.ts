@@ -12,7 +12,7 @@ import { MAX_MEMORY_CHARS, MAX_SUBJECT_CHARS, MEMORY_KINDS, type MemoryKind } fr
 export const EXTRACTION_INPUT_TOKENS = 2000;
 const MAX_ITEMS = 20;
 
-const INSTRUCTION = `You maintain the long-term memory of a personal assistant. From the conversation below, list the durable things worth remembering about the user: facts about them, their preferences, people in their life, their projects, and decisions they made. Only what the USER stated or confirmed; ignore small talk, questions, one-off requests and anything the assistant or a document said.
+const INSTRUCTION = `You maintain the long-term memory of a personal assistant. From the conversation(s) below, list the durable things worth remembering about the user: facts about them, their preferences, people in their life, their projects, and decisions they made. Only what the USER stated or confirmed; ignore small talk, questions, one-off requests and anything the assistant or a document said.
 Answer with JSON only, in this shape:
 {"memories": [{"kind": "fact|preference|person|project|decision", "subject": "what it is about, 1-4 words", "content": "one self-contained sentence in the third person"}]}
 Examples: {"kind": "preference", "subject": "coffee", "content": "The user drinks their coffee black."}, {"kind": "person", "subject": "Alice", "content": "Alice is the user's sister; she lives in Lyon."}
@@ -48,22 +48,26 @@ export function firstLines<T extends ConversationLine>(lines: readonly T[], maxT
 }
 
 /**
- * Asks the `system` route for the memories in `lines`. Returns null when no language model could do it (only
- * assistant_core answered): learning then waits, it never stores guesses.
+ * Asks the `system` route for the memories in one or more conversations (each a list of lines; several sessions
+ * learned in one call). Returns null when no language model could do it (only assistant_core answered):
+ * learning then waits, it never stores guesses.
  */
 export async function extractMemories(
   router: Pick<LlmRouter, "complete">,
-  lines: readonly ConversationLine[],
+  conversations: readonly (readonly ConversationLine[])[],
   options: { sessionId?: string; priority?: LlmPriority; signal?: AbortSignal },
 ): Promise<ExtractedItem[] | null> {
-  const transcript = lines
-    .map((l) => `${l.role === "user" ? "USER" : "ASSISTANT"}: ${l.content.slice(0, 4000)}`)
-    .join("\n");
+  const text = (lines: readonly ConversationLine[]) =>
+    lines.map((l) => `${l.role === "user" ? "USER" : "ASSISTANT"}: ${l.content.slice(0, 4000)}`).join("\n");
+  const transcript =
+    conversations.length === 1
+      ? `Conversation:\n${text(conversations[0]!)}`
+      : conversations.map((lines, i) => `Conversation ${i + 1}:\n${text(lines)}`).join("\n\n");
   const result = await router.complete({
     taskType: "system",
     prompt: [
       { role: "system", content: INSTRUCTION },
-      { role: "user", content: [{ type: "text", text: `Conversation:\n${transcript}` }] },
+      { role: "user", content: [{ type: "text", text: transcript }] },
     ],
     maxOutputTokens: 1024,
     priority: options.priority ?? "background",
@@ -72,6 +76,26 @@ export async function extractMemories(
   });
   if (result.provider === "assistant_core") return null;
   return parseExtraction(result.text);
+}
+
+/**
+ * Which of `lines` (the user's) an item was most likely learned from: the most words of its content and subject
+ * in common, the latest line on a tie. Gives each item of a call that read several sessions its own source.
+ */
+export function likelySource<T extends ConversationLine>(item: ExtractedItem, lines: readonly T[]): T | undefined {
+  const words = (text: string) => new Set(text.toLowerCase().match(/[\p{L}\p{N}]{3,}/gu) ?? []);
+  const wanted = words(`${item.subject ?? ""} ${item.content}`);
+  let best: T | undefined;
+  let bestScore = -1;
+  for (const line of lines) {
+    let score = 0;
+    for (const word of words(line.content)) if (wanted.has(word)) score++;
+    if (score >= bestScore) {
+      best = line;
+      bestScore = score;
+    }
+  }
+  return best;
 }
 
 /** The items of a model answer; tolerant of prose or code fences around the JSON, strict about each item. */

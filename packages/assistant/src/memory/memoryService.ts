@@ -10,7 +10,7 @@ import type { Logger } from "../log/logger.ts";
 import { type Db, statement } from "../store/database.ts";
 import { AppError } from "../util/errors.ts";
 import { type Embedder, resolveEmbedder } from "./embedder.ts";
-import { extractMemories, firstLines } from "./extraction.ts";
+import { EXTRACTION_INPUT_TOKENS, extractMemories, firstLines, likelySource } from "./extraction.ts";
 import { mayTeach } from "./learnable.ts";
 import { type SearchHit, searchMemories } from "./search.ts";
 import {
@@ -46,6 +46,18 @@ const LEARNING_WINDOW = 200;
 const MAX_CHUNKS_PER_JOB = 10;
 /** Turns that may teach something after which a session is learned from without waiting for a quiet spell. */
 export const LEARN_AFTER_TURNS = 5;
+
+/** Unread messages of one session that one extraction reads. */
+interface Stretch {
+  sessionId: string;
+  taskId: string | null;
+  lines: Array<MessageRecord & { role: "user" | "assistant" }>;
+  /** The last message read. */
+  through: number;
+  tokens: number;
+  /** Nothing unread is left after it. */
+  complete: boolean;
+}
 
 export const memorySettingsSchema = z
   .object({
@@ -117,7 +129,8 @@ export class MemoryService {
   readonly #waiting = new Map<string, { taskId: string | null; timer: NodeJS.Timeout }>();
   /** Sessions to learn from now, with the task that last added to them, in order; one job runs at a time. */
   readonly #due = new Map<string, string | null>();
-  #running: { sessionId: string; postpone: AbortController } | null = null;
+  /** The job running: the sessions it reads (with their task) and how to stop it when one of them speaks. */
+  #running: { sessions: Map<string, string | null>; postpone: AbortController } | null = null;
   #worker: Promise<void> | null = null;
   #embedding: Promise<void> | null = null;
   readonly #closing = new AbortController();
@@ -279,7 +292,7 @@ export class MemoryService {
     const teaching = this.learningEnabled() ? unread.filter((m) => m.role === "user" && mayTeach(m.content)).length : 0;
     if (teaching === 0) {
       // Said while learning was paused, or nothing to learn: marked read (resuming never learns it afterwards).
-      if (this.#running?.sessionId !== sessionId) this.store.setLearnedThrough(sessionId, unread.at(-1)!.seq);
+      if (!this.#running?.sessions.has(sessionId)) this.store.setLearnedThrough(sessionId, unread.at(-1)!.seq);
       return;
     }
     const known = this.#waiting.get(sessionId)?.taskId ?? this.#due.get(sessionId) ?? null;
@@ -293,8 +306,7 @@ export class MemoryService {
    */
   userWrote(sessionId: string): void {
     if (this.#closing.signal.aborted) return;
-    const running = this.#running?.sessionId === sessionId ? this.#running : null;
-    running?.postpone.abort(new Error("the person wrote again"));
+    if (this.#running?.sessions.has(sessionId)) this.#running.postpone.abort(new Error("the person wrote again"));
     const waiting = this.#waiting.get(sessionId);
     if (waiting) this.#wait(sessionId, waiting.taskId);
     else if (this.#due.has(sessionId)) {
@@ -340,9 +352,12 @@ export class MemoryService {
     clearTimeout(this.#waiting.get(sessionId)?.timer);
     this.#waiting.delete(sessionId);
     this.#due.set(sessionId, taskId);
-    this.#worker ??= this.#drain().finally(() => {
-      this.#worker = null;
-    });
+    // Started on the next tick, so sessions made due together are read in one call.
+    this.#worker ??= Promise.resolve()
+      .then(() => this.#drain())
+      .finally(() => {
+        this.#worker = null;
+      });
   }
 
   #forgetPending(): void {
@@ -356,15 +371,20 @@ export class MemoryService {
       const [sessionId, taskId] = this.#due.entries().next().value as [string, string | null];
       this.#due.delete(sessionId);
       const postpone = new AbortController();
-      this.#running = { sessionId, postpone };
+      const running = { sessions: new Map([[sessionId, taskId]]), postpone };
+      this.#running = running;
       try {
         const signal = AbortSignal.any([this.#closing.signal, postpone.signal]);
-        await this.#learn(sessionId, taskId, "learning", Number.POSITIVE_INFINITY, "background", signal);
+        // Other due sessions whose unread turns fit in the same call are read with this one.
+        const more = (budget: number) => this.#takeDue(budget, running.sessions);
+        await this.#learn(sessionId, taskId, "learning", Number.POSITIVE_INFINITY, "background", signal, more);
       } catch (error) {
         if (this.#closing.signal.aborted) return;
         if (postpone.signal.aborted) {
           // The person wrote again: read these turns with the new one after the next quiet spell.
-          if (!this.#waiting.has(sessionId) && !this.#due.has(sessionId)) this.#wait(sessionId, taskId);
+          for (const [id, task] of running.sessions) {
+            if (!this.#waiting.has(id) && !this.#due.has(id)) this.#wait(id, task);
+          }
           continue;
         }
         this.#deps.logger.warn("memory learning failed; it retries after the next reply", {
@@ -377,6 +397,42 @@ export class MemoryService {
     }
   }
 
+  /** Due sessions whose whole unread stretch fits in `budget` tokens, taken off the queue into `taken`. */
+  #takeDue(budget: number, taken: Map<string, string | null>): Stretch[] {
+    const stretches: Stretch[] = [];
+    for (const [sessionId, taskId] of [...this.#due]) {
+      const stretch = this.#stretch(sessionId, taskId, Number.POSITIVE_INFINITY, budget);
+      if (stretch && (!stretch.complete || stretch.tokens > budget)) continue; // its own call, later
+      this.#due.delete(sessionId);
+      if (!stretch) continue; // nothing left to read
+      taken.set(sessionId, taskId);
+      stretches.push(stretch);
+      budget -= stretch.tokens;
+    }
+    return stretches;
+  }
+
+  /**
+   * The oldest unread messages of a session (through `throughSeq`) that fit `maxTokens`, at least one; null when
+   * none is left to read (what is unread but not conversation is marked read).
+   */
+  #stretch(sessionId: string, taskId: string | null, throughSeq: number, maxTokens: number): Stretch | null {
+    const unread = this.#deps.sessions
+      .after(sessionId, this.store.learnedThrough(sessionId), LEARNING_WINDOW)
+      .filter((m) => m.seq <= throughSeq);
+    const lines = unread.filter(
+      (m): m is MessageRecord & { role: "user" | "assistant" } => m.role === "user" || m.role === "assistant",
+    );
+    if (lines.length === 0) {
+      if (unread.length > 0) this.store.setLearnedThrough(sessionId, unread.at(-1)!.seq);
+      return null;
+    }
+    const read = firstLines(lines, maxTokens);
+    const through = read.at(-1)!.seq;
+    const tokens = read.reduce((n, m) => n + estimateTokens(m.content), 0);
+    return { sessionId, taskId, lines: read, through, tokens, complete: through === lines.at(-1)!.seq };
+  }
+
   async #learn(
     sessionId: string,
     taskId: string | null,
@@ -384,37 +440,39 @@ export class MemoryService {
     throughSeq: number,
     priority: LlmPriority,
     signal?: AbortSignal,
+    more?: (budget: number) => Stretch[],
   ): Promise<void> {
     for (let chunk = 0; chunk < MAX_CHUNKS_PER_JOB; chunk++) {
       if (!this.learningEnabled()) return;
-      const unread = this.#deps.sessions
-        .after(sessionId, this.store.learnedThrough(sessionId), LEARNING_WINDOW)
-        .filter((m) => m.seq <= throughSeq);
-      const lines = unread.filter(
-        (m): m is MessageRecord & { role: "user" | "assistant" } => m.role === "user" || m.role === "assistant",
-      );
-      if (lines.length === 0) {
-        if (unread.length > 0) this.store.setLearnedThrough(sessionId, unread.at(-1)!.seq);
-        return;
-      }
-      const batch = firstLines(lines);
-      const through = batch.at(-1)!.seq;
-      // Small talk only: read without a call. Otherwise the whole stretch is read, the rest as context.
-      const lastTeaching = batch.findLast((m) => m.role === "user" && mayTeach(m.content));
-      if (lastTeaching) {
-        const items = await extractMemories(this.#deps.router, batch, {
-          sessionId,
-          priority,
-          ...(signal ? { signal } : {}),
-        });
+      const first = this.#stretch(sessionId, taskId, throughSeq, EXTRACTION_INPUT_TOKENS);
+      if (!first) return;
+      const stretches = first.complete && more ? [first, ...more(EXTRACTION_INPUT_TOKENS - first.tokens)] : [first];
+      // Small talk only: read without a call. Otherwise each stretch is read whole, the rest as context.
+      const teaching = stretches.filter((st) => st.lines.some((m) => m.role === "user" && mayTeach(m.content)));
+      if (teaching.length > 0) {
+        const items = await extractMemories(
+          this.#deps.router,
+          teaching.map((st) => st.lines),
+          { sessionId, priority, ...(signal ? { signal } : {}) },
+        );
         if (items === null) return; // no language model: try again after the next reply
+        const sources = teaching.flatMap((st) =>
+          st.lines.filter((m) => m.role === "user").map((m) => ({ ...m, stretch: st })),
+        );
         for (const item of items) {
-          this.#store({ ...item, origin, sessionId, messageId: lastTeaching.id, taskId });
+          const source = likelySource(item, sources)!;
+          this.#store({
+            ...item,
+            origin,
+            sessionId: source.stretch.sessionId,
+            messageId: source.id,
+            taskId: source.stretch.taskId,
+          });
         }
       }
-      this.store.setLearnedThrough(sessionId, through);
+      for (const st of stretches) this.store.setLearnedThrough(st.sessionId, st.through);
       this.#embedSoon();
-      if (through === lines.at(-1)!.seq) return;
+      if (first.complete) return;
     }
   }
 

@@ -199,6 +199,32 @@ describe("learning off the critical path", () => {
     expect(requestText(systemRequests().at(-1)!)).toContain("My sister visits on Sundays.");
   });
 
+  it("sessions due together are read in one call, each memory sourced from its own session", async () => {
+    const { sessions, memory } = setup({ ASSISTANT_MEMORY_LEARN_IDLE_SECS: "600" });
+    const alice = sessions.create();
+    const work = sessions.create();
+    const before = systemRequests().length;
+    turn(sessions, memory, alice.id, "My sister Alice lives in Lyon.");
+    turn(sessions, memory, work.id, "I work nights at the hospital.");
+    server.enqueue(
+      extraction(
+        { kind: "fact", subject: "work", content: "The user works nights at the hospital." },
+        { kind: "person", subject: "Alice", content: "Alice is the user's sister; she lives in Lyon." },
+      ),
+    );
+    await memory.idle();
+    expect(calls(before)).toBe(1);
+    const request = requestText(systemRequests().at(-1)!);
+    expect(request).toContain("Conversation 1:");
+    expect(request).toContain("Conversation 2:");
+    const sourceOf = (subject: string) => memory.overview().recent.find((m) => m.subject === subject)!.source;
+    expect(sourceOf("Alice").session_id).toBe(alice.id);
+    expect(sourceOf("work").session_id).toBe(work.id);
+    for (const session of [alice, work]) {
+      expect(memory.store.learnedThrough(session.id)).toBe(sessions.after(session.id, 0).at(-1)!.seq);
+    }
+  });
+
   it("small talk is marked read without a model call; a first-person fact is not", async () => {
     const { sessions, memory } = setup();
     const session = sessions.create();
