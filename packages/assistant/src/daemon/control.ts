@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync } from "node:fs";
 import { connect } from "node:net";
-import { AssistantClient, type Health } from "@assistant/client";
+import type { Health } from "@assistant/client";
 import { effectiveEnv } from "../config/envFile.ts";
 import type { DataPaths } from "../config/paths.ts";
 import { readSettings, readSettingsOf } from "../config/settings.ts";
@@ -16,6 +16,8 @@ import { binEntry, readSupervisorState, type SupervisorState, supervisorStateFil
 const START_TIMEOUT_MS = 30_000;
 const STOP_TIMEOUT_MS = 15_000;
 const POLL_MS = 100;
+/** `assistant start` looks for daemon.json this often: a read of a small file, so it returns soon after the daemon. */
+const START_POLL_MS = 20;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -43,17 +45,21 @@ export function daemonUrl(paths: DataPaths, env: NodeJS.ProcessEnv): string {
   return urlFor(settings.bind, settings.port);
 }
 
+/** /api/health at `url`, or undefined when it does not answer within `timeoutMs`. */
+async function healthAt(url: string, timeoutMs: number): Promise<Health | undefined> {
+  // Loaded when first needed: `assistant start` spawns the supervisor before it has anything to ask.
+  const { AssistantClient } = await import("@assistant/client");
+  return new AssistantClient({ baseUrl: url }).getHealth({ timeoutMs }).catch(() => undefined);
+}
+
 /** Polls /api/health until it answers or `timeoutMs` passes. */
-export async function waitHealthy(client: AssistantClient, timeoutMs: number): Promise<Health | undefined> {
+export async function waitHealthy(url: string, timeoutMs: number): Promise<Health | undefined> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const left = deadline - Date.now();
-    try {
-      return await client.getHealth({ timeoutMs: Math.max(200, Math.min(2_000, left)) });
-    } catch {
-      if (Date.now() + POLL_MS >= deadline) return undefined;
-      await sleep(POLL_MS);
-    }
+    const health = await healthAt(url, Math.max(200, Math.min(2_000, deadline - Date.now())));
+    if (health) return health;
+    if (Date.now() + POLL_MS >= deadline) return undefined;
+    await sleep(POLL_MS);
   }
 }
 
@@ -98,9 +104,7 @@ export async function probeDaemon(paths: DataPaths, env: NodeJS.ProcessEnv): Pro
     (pid): pid is number => pid !== undefined && isOurs(pid),
   );
   const url = info ? urlFor(info.bind, info.port) : daemonUrl(paths, env);
-  const health = info
-    ? await new AssistantClient({ baseUrl: url }).getHealth({ timeoutMs: 2_000 }).catch(() => undefined)
-    : undefined;
+  const health = info ? await healthAt(url, 2_000) : undefined;
   return {
     url,
     ...(info ? { info } : {}),
@@ -171,7 +175,7 @@ export async function startBackground(paths: DataPaths, env: NodeJS.ProcessEnv):
     const info = readDaemonInfo(paths.daemonInfo);
     if (info && info.supervisor_pid === supervisor.pid && processAlive(info.pid)) {
       const url = urlFor(info.bind, info.port);
-      const health = await new AssistantClient({ baseUrl: url }).getHealth({ timeoutMs: 1_000 }).catch(() => undefined);
+      const health = await healthAt(url, 1_000);
       if (health) {
         return {
           url,
@@ -183,7 +187,7 @@ export async function startBackground(paths: DataPaths, env: NodeJS.ProcessEnv):
         };
       }
     }
-    await sleep(POLL_MS);
+    await sleep(START_POLL_MS);
   }
   if (supervisor.pid) process.kill(supervisor.pid, "SIGTERM"); // leave nothing half-started behind
   throw new AppError(
@@ -268,7 +272,7 @@ export async function upDaemon(paths: DataPaths, env: NodeJS.ProcessEnv): Promis
     started = await startBackground(paths, env);
     probe = await probeDaemon(paths, env);
   }
-  const health = probe.health ?? (await waitHealthy(new AssistantClient({ baseUrl: probe.url }), START_TIMEOUT_MS));
+  const health = probe.health ?? (await waitHealthy(probe.url, START_TIMEOUT_MS));
   if (!probe.info || !health) {
     throw new AppError(
       "internal",
