@@ -63,16 +63,20 @@ const FACTS = [
   "J'habite à Bordeaux depuis deux ans.",
   "I prefer short answers.",
 ];
-function message(): string {
+/** A message tagged `[tag]`, so the bench can check that every fact said was read by a finished extraction. */
+function message(tag: string): string {
   const r = random();
-  return r < 0.3 ? pick(SMALL_TALK) : r < 0.65 ? pick(QUESTIONS) : pick(FACTS);
+  return `${r < 0.3 ? pick(SMALL_TALK) : r < 0.65 ? pick(QUESTIONS) : pick(FACTS)} [${tag}]`;
 }
+const isFact = (text: string) => FACTS.some((fact) => text.startsWith(fact));
 
 // ---- the one-slot model ---------------------------------------------------------------------------------------
 interface OneSlotModel {
   url: string;
   /** Requests the model started (replies, extractions, retries) and those the client abandoned midway. */
   counts: { replies: number; extractions: number; abandoned: number };
+  /** The request bodies of the extractions that ran to the end. */
+  read: string[];
   close(): Promise<void>;
 }
 
@@ -98,6 +102,7 @@ async function startOneSlotModel(): Promise<OneSlotModel> {
     },
   });
   const counts = { replies: 0, extractions: 0, abandoned: 0 };
+  const read: string[] = [];
   const line: Array<() => void> = [];
   let busy = false;
   const next = () => {
@@ -127,6 +132,7 @@ async function startOneSlotModel(): Promise<OneSlotModel> {
       up.pipe(res);
       up.on("end", () => {
         finished = true;
+        if (upstream === extractions) read.push(body.toString("utf8"));
         release();
       });
     });
@@ -158,6 +164,7 @@ async function startOneSlotModel(): Promise<OneSlotModel> {
   return {
     url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
     counts,
+    read,
     close: async () => {
       proxy.closeAllConnections();
       await new Promise((r) => proxy.close(r));
@@ -191,9 +198,11 @@ async function startSide(name: string, learning: boolean): Promise<Side> {
 
 /** One session script per lane slot, the same for both sides of a repetition. */
 type Script = string[][][];
-function script(): Script {
-  return Array.from({ length: lanes }, () =>
-    Array.from({ length: sessionsPerLane }, () => Array.from({ length: 3 + Math.floor(random() * 7) }, message)),
+function script(rep: number): Script {
+  return Array.from({ length: lanes }, (_, lane) =>
+    Array.from({ length: sessionsPerLane }, (_, session) =>
+      Array.from({ length: 3 + Math.floor(random() * 7) }, (_, turn) => message(`r${rep}l${lane}s${session}t${turn}`)),
+    ),
   );
 }
 
@@ -234,7 +243,12 @@ async function run(side: Side, plan: Script, pauses: number[]) {
     await new Promise((r) => setTimeout(r, 1000));
   }
   const calls = model.counts.replies - before.replies + (model.counts.extractions - before.extractions);
+  // Nothing lost: each fact said was in an extraction that ran to the end.
+  const facts = plan.flat(2).filter(isFact);
+  const read = facts.filter((fact) => model.read.some((body) => body.includes(fact.slice(fact.lastIndexOf("[")))));
   return {
+    facts: facts.length,
+    factsRead: read.length,
     turns,
     calls,
     extractions: model.counts.extractions - before.extractions,
@@ -257,7 +271,7 @@ const off = await startSide("off", false);
 const results = { on: [] as Awaited<ReturnType<typeof run>>[], off: [] as Awaited<ReturnType<typeof run>>[] };
 try {
   for (let rep = 0; rep < reps; rep++) {
-    const plan = script();
+    const plan = script(rep);
     const pauses = Array.from({ length: 500 }, () => pauseMin + random() * (pauseMax - pauseMin));
     // Alternate which side goes first, so drift on a shared machine hits both alike.
     for (const side of rep % 2 === 0 ? [on, off] : [off, on]) {
@@ -265,7 +279,8 @@ try {
       results[side === on ? "on" : "off"].push(result);
       console.log(
         `rep ${rep + 1} learning ${side.name}: ${result.turns} turns, ${result.calls} model calls ` +
-          `(${result.extractions} extractions, ${result.preempted} preempted), latency p50 ` +
+          `(${result.extractions} extractions, ${result.preempted} preempted; facts read ${result.factsRead}/` +
+          `${result.facts}), latency p50 ` +
           `${median(result.latencies).toFixed(0)} ms, p95 ${pct(result.latencies, 95).toFixed(0)} ms`,
       );
     }

@@ -131,6 +131,8 @@ export class MemoryService {
   readonly #due = new Map<string, string | null>();
   /** The job running: the sessions it reads (with their task) and how to stop it when one of them speaks. */
   #running: { sessions: Map<string, string | null>; postpone: AbortController } | null = null;
+  /** Unread turns that may teach at which a session is due without a quiet spell, once it was (LEARN_AFTER_TURNS before). */
+  readonly #countTriggers = new Map<string, number>();
   #worker: Promise<void> | null = null;
   #embedding: Promise<void> | null = null;
   readonly #closing = new AbortController();
@@ -296,8 +298,12 @@ export class MemoryService {
       return;
     }
     const known = this.#waiting.get(sessionId)?.taskId ?? this.#due.get(sessionId) ?? null;
-    if (teaching >= LEARN_AFTER_TURNS) this.#makeDue(sessionId, taskId ?? known);
-    else this.#wait(sessionId, taskId ?? known);
+    const countTrigger = this.#countTriggers.get(sessionId) ?? LEARN_AFTER_TURNS;
+    if (teaching >= countTrigger) {
+      // A job the person postponed by writing on is not started again before LEARN_AFTER_TURNS more turns.
+      this.#countTriggers.set(sessionId, teaching + LEARN_AFTER_TURNS);
+      this.#makeDue(sessionId, taskId ?? known);
+    } else this.#wait(sessionId, taskId ?? known);
   }
 
   /**
@@ -364,6 +370,7 @@ export class MemoryService {
     for (const { timer } of this.#waiting.values()) clearTimeout(timer);
     this.#waiting.clear();
     this.#due.clear();
+    this.#countTriggers.clear();
   }
 
   async #drain(): Promise<void> {
@@ -378,6 +385,7 @@ export class MemoryService {
         // Other due sessions whose unread turns fit in the same call are read with this one.
         const more = (budget: number) => this.#takeDue(budget, running.sessions);
         await this.#learn(sessionId, taskId, "learning", Number.POSITIVE_INFINITY, "background", signal, more);
+        for (const id of running.sessions.keys()) this.#countTriggers.delete(id);
       } catch (error) {
         if (this.#closing.signal.aborted) return;
         if (postpone.signal.aborted) {
@@ -387,6 +395,7 @@ export class MemoryService {
           }
           continue;
         }
+        for (const id of running.sessions.keys()) this.#countTriggers.delete(id);
         this.#deps.logger.warn("memory learning failed; it retries after the next reply", {
           session_id: sessionId,
           error: (error as Error).message,

@@ -283,6 +283,29 @@ describe("learning off the critical path", () => {
     expect(memory.store.learnedThrough(session.id)).toBe(sessions.after(session.id, 0).at(-1)!.seq);
   });
 
+  it(`after the person writes on, the next batch needs ${LEARN_AFTER_TURNS} more turns or a quiet spell`, async () => {
+    const { sessions, memory } = setup({ ASSISTANT_MEMORY_LEARN_IDLE_SECS: "600" });
+    const session = sessions.create();
+    const before = systemRequests().length;
+    server.enqueue({ kind: "reply", text: Array(30).fill(" "), chunkDelayMs: 50 });
+    for (let i = 0; i < LEARN_AFTER_TURNS; i++)
+      turn(sessions, memory, session.id, `I collect stamps from country ${i}.`);
+    await until(
+      () => Promise.resolve(calls(before)),
+      (n) => n === 1,
+    );
+    memory.userWrote(session.id); // aborts the extraction streaming
+    turn(sessions, memory, session.id, "I also collect coins.");
+    await new Promise((r) => setTimeout(r, 300));
+    expect(calls(before)).toBe(1); // not started again at once: the next one after 5 more turns or a quiet spell
+    expect(memory.store.learnedThrough(session.id)).toBe(0);
+    server.enqueue(extraction({ kind: "preference", subject: "collections", content: "The user collects stamps." }));
+    await memory.idle();
+    expect(calls(before)).toBe(2);
+    expect(requestText(systemRequests().at(-1)!)).toContain("I also collect coins.");
+    expect(memory.store.learnedThrough(session.id)).toBe(sessions.after(session.id, 0).at(-1)!.seq);
+  });
+
   it("close() resolves promptly while an extraction streams, and leaves its turns unread", async () => {
     const { sessions, memory } = setup();
     const session = sessions.create();
