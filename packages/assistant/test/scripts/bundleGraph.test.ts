@@ -78,7 +78,8 @@ describe("the start-up path of the bundle", () => {
     expect(loaded.filter((m) => m.includes("node_modules/")).every((m) => m.includes("node_modules/commander/"))).toBe(
       true,
     );
-    // The daemon itself comes from its own build, the one `assistant-daemon` runs.
+    // The daemon itself comes from its own build, the one `assistant-daemon` runs (a path relative to dist/chunks/).
+    expect(outputOf("assistant/src/cli/daemon.ts").startsWith(`${dist}/chunks/`)).toBe(true);
     const daemonImport = outputs[outputOf("assistant/src/cli/daemon.ts")]!.imports.find((i) =>
       i.path.endsWith("foreground.mjs"),
     );
