@@ -279,8 +279,9 @@ try {
       results[side === on ? "on" : "off"].push(result);
       console.log(
         `rep ${rep + 1} learning ${side.name}: ${result.turns} turns, ${result.calls} model calls ` +
-          `(${result.extractions} extractions, ${result.preempted} preempted; facts read ${result.factsRead}/` +
-          `${result.facts}), latency p50 ` +
+          `(${result.extractions} extractions, ${result.preempted} preempted` +
+          `${side === on ? `; facts read by a finished extraction ${result.factsRead}/${result.facts}` : ""}), ` +
+          "latency p50 " +
           `${median(result.latencies).toFixed(0)} ms, p95 ${pct(result.latencies, 95).toFixed(0)} ms`,
       );
     }
