@@ -132,7 +132,7 @@ export class LlmRouter {
   }
 
   /** The scheduler of a provider's model, or null when its calls need none (cloud, assistant_core). */
-  modelSlots(provider: Pick<Provider, "id" | "local">): ModelSlots | null {
+  private modelSlots(provider: Pick<Provider, "id" | "local">): ModelSlots | null {
     let slots = this.slots.get(provider.id);
     if (slots === undefined) {
       const policy = slotPolicyFor(provider, this.config);
