@@ -42,7 +42,7 @@ export function slotPolicyFor(provider: Pick<Provider, "id" | "local">, config: 
 }
 
 /** The abort reason of a background call a foreground call took the model from. */
-export class Preempted extends Error {
+class Preempted extends Error {
   constructor() {
     super("preempted by a foreground call");
     this.name = "Preempted";
