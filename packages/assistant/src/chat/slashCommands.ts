@@ -190,7 +190,7 @@ const COMMANDS: SlashCommand[] = [
       }
       if (action === "set" && key && rest.length > 0) {
         const { file } = setEnvSetting(ctx.paths, key, rest.join(" "));
-        const how = ctx.restart ? "/restart" : "`assistant stop` then `assistant start`";
+        const how = ctx.restart ? "/restart" : "`assistant restart`";
         return `Set ${key} in ${file}. A restart may be needed for the daemon to use it (${how}).`;
       }
       return "usage: /config list, /config get <KEY>, or /config set <KEY> <value>";

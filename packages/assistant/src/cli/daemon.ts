@@ -4,7 +4,7 @@ import type { SupervisorState } from "../daemon/supervisor.ts";
 import { AppError } from "../util/errors.ts";
 import { type CliContext, output } from "./context.ts";
 
-// `assistant start [--foreground] | stop | up [--open-hint] | status [--json]`: thin wording over daemon/control.ts,
+// `assistant start [--foreground] | restart [--foreground] | stop | up [--open-hint] | status [--json]`: thin wording over daemon/control.ts,
 // which is imported inside the actions so that other commands do not load it.
 
 function seconds(ms: number): string {
@@ -42,18 +42,43 @@ function notRunningMessage(ctx: CliContext, probe: DaemonProbe): string {
 function openHint(ctx: CliContext, url: string): string {
   return [
     "",
-    "How to reach it:",
-    `  URL        ${url}`,
+    // Only addresses that answer: the daemon serves its HTTP API, no web page yet.
+    "How to reach it (an HTTP API; there is no web UI yet):",
     `  health     ${url}/api/health  (or \`assistant status\`)`,
     `  API token  ${ctx.paths.authToken}  (send it as \`Authorization: Bearer <token>\`; keep it private)`,
     `  log        ${ctx.paths.logFile}`,
     "",
-    "Next steps (in the project folder, `assistant` is `npm run assistant --`):",
+    "Next steps (in the project folder, `assistant` is `npm run assistant --`; `npm link` makes it a command):",
+    "  assistant chat       talk to it (the chat opens next when you ran `npm start`)",
+    "  assistant init       choose a model server or a cloud key (docs/models.md)",
     "  assistant status     is the daemon up?",
     "  assistant paths      where the data and config files are",
     "  assistant doctor     health checks; add --fix to repair what can be repaired",
+    "  assistant restart    apply a changed config file",
     "  assistant stop       stop the daemon",
   ].join("\n");
+}
+
+/** `start` and the second half of `restart`. */
+async function startCommand(ctx: CliContext, opts: { foreground?: boolean }): Promise<void> {
+  if (opts.foreground) {
+    const { runDaemonForeground } = await import("../daemon/foreground.ts");
+    const code = await runDaemonForeground(ctx.env);
+    // Like `assistant-daemon`: the daemon's exit code is the command's, and lingering keep-alive sockets must
+    // not keep a stopped daemon's process alive.
+    process.exit(code);
+  }
+  const { startBackground } = await import("../daemon/control.ts");
+  const started = await startBackground(ctx.paths, ctx.env);
+  ctx.stdout.write(
+    [
+      `assistant daemon ${started.version} started in ${seconds(started.elapsedMs)}`,
+      `  url  ${started.url}`,
+      `  pid  ${started.pid} (supervisor ${started.supervisorPid} restarts it after a crash)`,
+      `  log  ${started.logFile}`,
+      "Check it with `assistant status`; stop it with `assistant stop`.",
+    ].join("\n") + "\n",
+  );
 }
 
 export function registerDaemonCommands(program: Command, ctx: CliContext): void {
@@ -61,25 +86,23 @@ export function registerDaemonCommands(program: Command, ctx: CliContext): void 
     .command("start")
     .description("start the daemon in the background; it is restarted automatically after a crash")
     .option("--foreground", "run the daemon in this terminal until Ctrl-C; exits with the daemon's exit code")
+    .action((opts: { foreground?: boolean }) => startCommand(ctx, opts));
+
+  program
+    .command("restart")
+    .description("stop the daemon if it runs, then start it again (after a config change)")
+    .option("--foreground", "start it in this terminal until Ctrl-C, as `start --foreground` does")
     .action(async (opts: { foreground?: boolean }) => {
-      if (opts.foreground) {
-        const { runDaemonForeground } = await import("../daemon/foreground.ts");
-        const code = await runDaemonForeground(ctx.env);
-        // Like `assistant-daemon`: the daemon's exit code is the command's, and lingering keep-alive sockets must
-        // not keep a stopped daemon's process alive.
-        process.exit(code);
-      }
-      const { startBackground } = await import("../daemon/control.ts");
-      const started = await startBackground(ctx.paths, ctx.env);
+      const { stopDaemon } = await import("../daemon/control.ts");
+      const stopped = await stopDaemon(ctx.paths, ctx.env);
       ctx.stdout.write(
-        [
-          `assistant daemon ${started.version} started in ${seconds(started.elapsedMs)}`,
-          `  url  ${started.url}`,
-          `  pid  ${started.pid} (supervisor ${started.supervisorPid} restarts it after a crash)`,
-          `  log  ${started.logFile}`,
-          "Check it with `assistant status`; stop it with `assistant stop`.",
-        ].join("\n") + "\n",
+        stopped.pid !== undefined
+          ? `stopped the daemon (pid ${stopped.pid})\n`
+          : stopped.running
+            ? `stopped the supervisor (pid ${stopped.supervisorPid})\n`
+            : "no daemon was running; starting it\n",
       );
+      await startCommand(ctx, opts);
     });
 
   program
@@ -109,7 +132,9 @@ export function registerDaemonCommands(program: Command, ctx: CliContext): void 
       const { upDaemon } = await import("../daemon/control.ts");
       const up = await upDaemon(ctx.paths, ctx.env);
       const how = up.started ? `started in ${seconds(up.started.elapsedMs)}` : "already running";
-      ctx.stdout.write(`assistant daemon ${up.version} is up at ${up.url} (pid ${up.pid}, ${how})\n`);
+      // host:port, not a link: the daemon's root has no page to open until a web UI exists.
+      const { host } = new URL(up.url);
+      ctx.stdout.write(`assistant daemon ${up.version} is up on ${host} (pid ${up.pid}, ${how})\n`);
       if (opts.openHint) ctx.stdout.write(`${openHint(ctx, up.url)}\n`);
     });
 

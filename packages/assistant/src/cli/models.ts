@@ -127,7 +127,7 @@ async function daemonRunning(ctx: CliContext): Promise<boolean> {
 /** The daemon reads the router file at start, so a change applies from its next start. */
 function applyHint(file: string, running: boolean): string {
   return running
-    ? `saved to ${file}; the daemon is running: restart it with \`assistant stop && assistant start\` to apply the change`
+    ? `saved to ${file}; the daemon is running: restart it with \`assistant restart\` to apply the change`
     : `saved to ${file}; the daemon uses it from its next start`;
 }
 

@@ -18,7 +18,7 @@ export interface CommandArea {
 export const COMMAND_AREAS: readonly CommandArea[] = [
   { commands: ["paths"], load: async () => (await import("./paths.ts")).registerPathsCommand },
   {
-    commands: ["start", "stop", "up", "status"],
+    commands: ["start", "restart", "stop", "up", "status"],
     load: async () => (await import("./daemon.ts")).registerDaemonCommands,
   },
   { commands: ["open"], load: async () => (await import("./open.ts")).registerOpenCommand },

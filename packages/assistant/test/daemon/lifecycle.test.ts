@@ -87,7 +87,7 @@ describe("assistant start / status / stop", () => {
     const box = await sandbox();
     const up = await box.cli(["up"]);
     expect(up.code).toBe(0);
-    expect(up.stdout).toContain(`is up at http://127.0.0.1:${box.port}`);
+    expect(up.stdout).toContain(`is up on 127.0.0.1:${box.port}`);
     expect(up.stdout).toContain("started in");
     const pid = box.daemonInfo()!.pid;
     expect(await health(box.port)).toMatchObject({ status: "ok" });
@@ -98,7 +98,33 @@ describe("assistant start / status / stop", () => {
     expect(again.stdout).toContain(`http://127.0.0.1:${box.port}/api/health`);
     expect(again.stdout).toContain(join(box.dataDir, "auth_token"));
     expect(again.stdout).toContain("assistant status");
+    // Every address it prints answers: the bare URL has no page until a web UI exists.
+    for (const url of again.stdout.match(/http:\/\/\S+/g) ?? []) {
+      expect((await fetch(url)).status, url).not.toBe(404);
+    }
     expect(box.daemonInfo()!.pid).toBe(pid);
+  });
+
+  it("`restart` stops the running daemon and starts a new one; with nothing running it starts one", async () => {
+    const box = await sandbox();
+    await box.cli(["start"]);
+    const before = box.daemonInfo()!;
+    const restart = await box.cli(["restart"]);
+    expect(restart.stderr).toBe("");
+    expect(restart.code).toBe(0);
+    expect(restart.stdout).toContain(`stopped the daemon (pid ${before.pid})`);
+    expect(restart.stdout).toContain("started in");
+    const after = box.daemonInfo()!;
+    expect(after.pid).not.toBe(before.pid);
+    expect(after.supervisor_pid).not.toBe(before.supervisor_pid);
+    expect(pidGone(before.pid)).toBe(true);
+    expect(await health(box.port)).toMatchObject({ status: "ok" });
+
+    await box.cli(["stop"]);
+    const cold = await box.cli(["restart"]);
+    expect(cold.code).toBe(0);
+    expect(cold.stdout).toContain("no daemon was running; starting it");
+    expect(await health(box.port)).toMatchObject({ status: "ok" });
   });
 });
 

@@ -85,7 +85,7 @@ describe("assistant config models", () => {
     const set = await b.run(["config", "models", "set", "conversation", "local_server", "llama3.2"]);
     expect(set.code, set.stderr).toBe(0);
     expect(set.stdout).toContain(
-      "the daemon is running: restart it with `assistant stop && assistant start` to apply the change",
+      "the daemon is running: restart it with `assistant restart` to apply the change",
     );
   });
 
