@@ -1,6 +1,6 @@
 import { readdirSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
-import { describeKeySource, KEYRING_SERVICE, MASTER_KEY_ENV } from "../vault/keySource.ts";
+import { describeKeySource, KEYRING_SERVICE, MASTER_KEY_ENV, masterKeyFrom } from "../vault/keySource.ts";
 import { openVault } from "../vault/vault.ts";
 import { readVaultFile, type VaultDocument } from "../vault/vaultFile.ts";
 import { type CheckContext, type CheckResult, FIX_COMMAND, result } from "./types.ts";
@@ -19,6 +19,26 @@ export function checkVaultKey(ctx: CheckContext): CheckResult {
   } catch (error) {
     // An unreadable or damaged vault.json, or an invalid ASSISTANT_VAULT_KEYRING.
     return result(id, title, "fail", error instanceof Error ? error.message : String(error));
+  }
+  const masterKeySet = masterKeyFrom(ctx.env) !== undefined;
+  if (doc && masterKeySet !== (doc.key_source === "master_key")) {
+    // The recorded source and the environment disagree: every vault command refuses until one of them changes.
+    const recorded = doc.key_source === "keyring" ? "the OS keyring" : `the key file ${basename(vaultKey)}`;
+    return doc.key_source === "master_key"
+      ? result(id, title, "fail", `the vault was created with ${MASTER_KEY_ENV}, which is not set here`, {
+          fix: `set ${MASTER_KEY_ENV} to the same passphrase in the daemon's environment (or, with it set, \`assistant vault rekey --to key-file\`)`,
+          fixable: false,
+        })
+      : result(
+          id,
+          title,
+          "fail",
+          `${MASTER_KEY_ENV} is set, but the vault was created with ${recorded}: vault commands refuse to open it`,
+          {
+            fix: `\`assistant vault rekey --to master-key\` (with ${MASTER_KEY_ENV} set) moves the vault to the master key; or unset ${MASTER_KEY_ENV}`,
+            fixable: false,
+          },
+        );
   }
   if (doc?.key_source === "keyring") {
     // The one source doctor opens: whether the entry is there and reachable is exactly what can go wrong.
@@ -42,7 +62,13 @@ export function checkVaultKey(ctx: CheckContext): CheckResult {
     title,
     "warn",
     `the vault is unlocked by ${basename(vaultKey)}, stored next to it: anyone who copies the data directory can read your secrets${why}`,
-    { fix: `set ${MASTER_KEY_ENV} to a passphrase in the daemon's environment (not in assistant.env)`, fixable: false },
+    {
+      // Setting the master key alone would lock the vault: the move re-encrypts it first.
+      fix: doc
+        ? `set ${MASTER_KEY_ENV} to a passphrase (in the daemon's environment, not in assistant.env) and run \`assistant vault rekey --to master-key\``
+        : `set ${MASTER_KEY_ENV} to a passphrase in the daemon's environment (not in assistant.env) before storing secrets`,
+      fixable: false,
+    },
   );
 }
 

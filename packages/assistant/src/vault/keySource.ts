@@ -145,6 +145,8 @@ export interface Keyring {
   /** The stored password, or null when there is no entry. */
   read(account: string): string | null;
   write(account: string, password: string): void;
+  /** Removes the entry (after a rekey moved the vault away from it); false when there was none. */
+  delete(account: string): boolean;
 }
 
 /**
@@ -163,6 +165,7 @@ export function osKeyring(): Keyring {
   return {
     read: (account) => entry(account).getPassword(),
     write: (account, password) => entry(account).setPassword(password),
+    delete: (account) => entry(account).deletePassword(),
   };
 }
 

@@ -31,6 +31,16 @@ import { readVaultFile, type VaultDocument, writeVaultFile } from "./vaultFile.t
 const KEY_CHECK_AAD = "vault key check"; // has a space, so it can never be a secret's name
 const KEY_CHECK_PLAINTEXT = "assistant-vault-key-check-v1";
 
+/** The key-check value a vault sealed with `key` stores, so a wrong key is caught before anything is read. */
+export function sealKeyCheck(key: Buffer): VaultDocument["key_check"] {
+  return seal(key, KEY_CHECK_PLAINTEXT, KEY_CHECK_AAD);
+}
+
+/** Whether `key` opens `doc` (its key check authenticates). */
+export function keyOpens(key: Buffer, doc: VaultDocument): boolean {
+  return unseal(key, doc.key_check, KEY_CHECK_AAD) === KEY_CHECK_PLAINTEXT;
+}
+
 export interface VaultOptions {
   paths: Pick<DataPaths, "vaultFile" | "vaultKey">;
   /** Where ASSISTANT_VAULT_MASTER_KEY and ASSISTANT_VAULT_KEYRING are read from (default process.env). */
@@ -185,7 +195,7 @@ export class Vault {
     const check = `${doc.key_check.iv}:${doc.key_check.data}`;
     if (doc.key_source === "keyring" && this.keyringKey?.check === check) return this.keyringKey.key;
     const key = this.source(doc.key_source).unlock(doc.kdf);
-    if (unseal(key, doc.key_check, KEY_CHECK_AAD) !== KEY_CHECK_PLAINTEXT) {
+    if (!keyOpens(key, doc)) {
       const message =
         doc.key_source === "master_key"
           ? `the vault master key does not match the one ${this.file} was created with. Set ${MASTER_KEY_ENV} to the original key; nothing was changed (to start an empty vault, move vault.json away).`
@@ -209,7 +219,7 @@ export class Vault {
           ? "a key in the OS keyring"
           : `the key file ${this.keyFile}`;
     const message = made
-      ? `${this.file} was created with ${made}, but ${MASTER_KEY_ENV} is set. Unset it to use this vault (moving a vault to a master key is not supported yet); nothing was changed.`
+      ? `${this.file} was created with ${made}, but ${MASTER_KEY_ENV} is set. Unset it to use this vault, or move the vault to the master key with \`assistant vault rekey --to master-key\`; nothing was changed.`
       : `${this.file} was created with a master key, but ${MASTER_KEY_ENV} is not set. Set it to the same key (the daemon and the CLI both need it); nothing was changed.`;
     throw new AppError("vault_locked", message);
   }
@@ -250,7 +260,7 @@ export class Vault {
       key_source: kind,
       ...(kdf ? { kdf } : {}),
       ...(fallback !== undefined ? { keyring_fallback: fallback } : {}),
-      key_check: seal(key, KEY_CHECK_PLAINTEXT, KEY_CHECK_AAD),
+      key_check: sealKeyCheck(key),
       secrets: new Map(),
     };
     if (kind === "keyring") this.keyringKey = { check: `${doc.key_check.iv}:${doc.key_check.data}`, key };

@@ -214,6 +214,29 @@ describe("assistant doctor --fix on existing files", () => {
       detail: "protected by ASSISTANT_VAULT_MASTER_KEY",
     });
   });
+
+  it("fails when ASSISTANT_VAULT_MASTER_KEY is set on a key-file vault, with the rekey as the fix, and is ok after it", async () => {
+    const box = sandbox();
+    expect((await box.run(["vault", "set", "k"], { input: "v" })).code).toBe(0);
+    const warned = await doctor(box);
+    expect(warned.check("vault.key_source").fix).toContain("assistant vault rekey --to master-key");
+    const env = { ASSISTANT_VAULT_MASTER_KEY: "correct horse battery staple" };
+    const mismatch = await doctor(box, [], env);
+    expect(mismatch.res.code).toBe(1);
+    expect(mismatch.check("vault.key_source")).toMatchObject({
+      status: "fail",
+      detail:
+        "ASSISTANT_VAULT_MASTER_KEY is set, but the vault was created with the key file vault.key: vault commands refuse to open it",
+      fix: expect.stringContaining("`assistant vault rekey --to master-key`"),
+    });
+    expect((await box.run(["vault", "rekey", "--to", "master-key"], { env })).code).toBe(0);
+    expect((await doctor(box, [], env)).check("vault.key_source").status).toBe("ok");
+    const unset = await doctor(box);
+    expect(unset.check("vault.key_source")).toMatchObject({
+      status: "fail",
+      detail: "the vault was created with ASSISTANT_VAULT_MASTER_KEY, which is not set here",
+    });
+  });
 });
 
 describe("assistant doctor: database, settings, model file, data directory", () => {

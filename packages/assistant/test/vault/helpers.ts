@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { expect } from "vitest";
 import { type DataPaths, dataPaths } from "../../src/config/paths.ts";
 import { AppError } from "../../src/util/errors.ts";
-import { KEYRING_ENV } from "../../src/vault/keySource.ts";
+import { KEYRING_ENV, type Keyring } from "../../src/vault/keySource.ts";
 import { Vault, type VaultOptions } from "../../src/vault/vault.ts";
 
 export { modeOf } from "../helpers/system.ts";
@@ -66,4 +66,25 @@ export interface VaultJson {
 
 export function readVaultJson(path: string): VaultJson {
   return JSON.parse(readFileSync(path, "utf8")) as VaultJson;
+}
+
+/** A keyring in memory that counts calls and can be told to fail. */
+export function standIn() {
+  const entries = new Map<string, string>();
+  const calls = { read: 0, write: 0 };
+  const fail = { read: false, write: false };
+  const keyring: Keyring = {
+    read: (account) => {
+      calls.read++;
+      if (fail.read) throw new Error("org.freedesktop.DBus.Error.ServiceUnknown: no secret service");
+      return entries.get(account) ?? null;
+    },
+    write: (account, password) => {
+      calls.write++;
+      if (fail.write) throw new Error("Platform failure: the collection is locked");
+      entries.set(account, password);
+    },
+    delete: (account) => entries.delete(account),
+  };
+  return { keyring, entries, calls, fail };
 }

@@ -3,7 +3,7 @@ import { createRequire } from "node:module";
 import { resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { KEYRING_ENV, type Keyring, keyringWanted, keySourceKind, MASTER_KEY_ENV } from "../../src/vault/keySource.ts";
-import { errorOf, failureOf, readVaultJson, removeTempDirs, tempPaths, vaultAt } from "./helpers.ts";
+import { errorOf, failureOf, readVaultJson, removeTempDirs, standIn, tempPaths, vaultAt } from "./helpers.ts";
 
 // The keyring key source against a stand-in keyring (the real one is exercised by keyring.test.ts): which source
 // a new vault gets, the fallback to vault.key, and the refusals for an existing keyring vault.
@@ -11,26 +11,6 @@ import { errorOf, failureOf, readVaultJson, removeTempDirs, tempPaths, vaultAt }
 afterEach(removeTempDirs);
 
 const ON = { [KEYRING_ENV]: "1" };
-
-/** A keyring in memory that counts calls and can be told to fail. */
-function standIn() {
-  const entries = new Map<string, string>();
-  const calls = { read: 0, write: 0 };
-  const fail = { read: false, write: false };
-  const keyring: Keyring = {
-    read: (account) => {
-      calls.read++;
-      if (fail.read) throw new Error("org.freedesktop.DBus.Error.ServiceUnknown: no secret service");
-      return entries.get(account) ?? null;
-    },
-    write: (account, password) => {
-      calls.write++;
-      if (fail.write) throw new Error("Platform failure: the collection is locked");
-      entries.set(account, password);
-    },
-  };
-  return { keyring, entries, calls, fail };
-}
 
 function withKeyring(paths: ReturnType<typeof tempPaths>, keyring: Keyring, env: NodeJS.ProcessEnv = ON) {
   const warnings: string[] = [];
@@ -168,7 +148,7 @@ describe("falling back to vault.key when the keyring fails", () => {
       if (problem === "write") fail.write = true;
       const lying: Keyring =
         problem === "readback"
-          ? { read: (account) => (keyring.read(account) ? "bm90IGl0" : null), write: keyring.write }
+          ? { ...keyring, read: (account) => (keyring.read(account) ? "bm90IGl0" : null) }
           : keyring;
       const { vault, warnings } = withKeyring(paths, lying);
       await vault.set("a", "value");
