@@ -21,6 +21,8 @@ import { parseTextToolCalls, type TextToolSpec } from "./textToolCalls.ts";
 /** What a work unit reports live, by `type` (the message routes stream these; see server/taskStream.ts). */
 export const agentEventSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("route"), provider: z.string(), model: z.string() }),
+  /** A route target failed or was skipped (sanitized reason); the router tries the next one. */
+  z.object({ type: z.literal("fallback"), provider: z.string(), model: z.string(), reason: z.string() }),
   z.object({ type: z.literal("token"), delta: z.string() }),
   /** The streaming attempt failed after output; discard the text of this turn so far. */
   z.object({ type: z.literal("reset") }),
@@ -127,6 +129,8 @@ export async function runAgentUnit(deps: AgentLoopDeps, input: UnitInput): Promi
         native.push({ id: event.id, name: event.name, input: event.input });
       } else if (event.type === "route") {
         input.emit({ type: "route", provider: event.provider, model: event.model });
+      } else if (event.type === "fallback") {
+        input.emit({ type: "fallback", provider: event.provider, model: event.model, reason: event.reason });
       } else if (event.type === "finish") {
         provider = event.provider;
         model = event.model;

@@ -7,7 +7,9 @@ import { type CliContext, output } from "./context.ts";
 // without one it is an interactive session that keeps its session id across turns. Lines starting with "/" are
 // slash commands, answered by the daemon without the model. Tool calls and results are shown as dim lines; when a
 // call needs approval, the interactive session asks `Approve <tool>? [y/N]` (the next input line answers, also
-// when stdin is piped) and a one-shot question prints the command that approves it.
+// when stdin is piped) and a one-shot question prints the command that approves it. When a route target failed,
+// one line on stderr names it and who answered instead (docs/models.md#when-a-model-fails); a one-shot question
+// that only the built-in core answered exits 1.
 
 interface ChatOptions {
   session?: string;
@@ -39,18 +41,38 @@ export function registerChatCommand(program: Command, ctx: CliContext): void {
 type Client = AssistantClient;
 
 async function oneShot(ctx: CliContext, client: Client, message: string, opts: ChatOptions): Promise<void> {
-  const { withDaemon } = await import("./daemonClient.ts");
   const body = {
     message,
     ...(opts.session ? { session_id: opts.session } : {}),
     ...(opts.taskType ? { task_type: opts.taskType } : {}),
   };
-  if (opts.json) {
-    const reply = await withDaemon("there is nobody to chat with", () => client.sendMessage({ ...body, wait: true }));
-    output(ctx, true, reply, () => "");
-    return;
+  const { done, fallbacks } = await streamReply(ctx, client, body, { json: opts.json === true });
+  if (opts.json && done) output(ctx, true, { ...done, fallbacks }, () => "");
+  const notice = done ? fallbackNotice(fallbacks, done) : undefined;
+  if (done && "provider" in done && done.provider === CORE) {
+    // The built-in core is no model: a script asking a question must see that nothing answered it.
+    throw new AppError("provider_unavailable", `no model answered${notice ? `: ${notice}` : ""}`);
   }
-  await streamReply(ctx, client, body);
+  if (notice) ctx.stderr.write(`${notice}\n`);
+}
+
+type Done = Extract<TaskStreamMessage, { event: "done" }>["data"];
+type Fallback = Extract<TaskStreamMessage, { event: "fallback" }>["data"];
+
+const CORE = "assistant_core";
+
+/**
+ * One line naming each target that failed and who answered instead, e.g. `lowbit_server/fake-7b failed: cannot
+ * connect to 127.0.0.1:18080 (ECONNREFUSED: nothing listens there); answered by assistant_core`. Undefined when
+ * nothing failed or no model call was made (a slash command).
+ */
+export function fallbackNotice(fallbacks: Fallback[], done: Done): string | undefined {
+  if (fallbacks.length === 0 || !("provider" in done) || !done.provider) return undefined;
+  // Each round of a tool loop tries the route again: name a target once, with its latest reason.
+  const latest = new Map(fallbacks.map((f) => [`${f.provider}/${f.model}`, f.reason]));
+  const failed = [...latest].map(([target, reason]) => `${target} failed: ${reason}`);
+  const by = done.provider === CORE ? CORE : `${done.provider}/${done.model}`;
+  return `${failed.join("; ")}; answered by ${by}`;
 }
 
 /** Asks one question and resolves with the answer line, or undefined when the input ended. */
@@ -77,7 +99,7 @@ export function isYes(answer: string | undefined): boolean {
  * item; without, prints the commands that do it. Returns what was done.
  */
 export async function handleApproval(
-  ctx: CliContext,
+  ctx: Pick<CliContext, "stdout" | "stderr">,
   client: Pick<Client, "approveQueueItem" | "denyQueueItem">,
   data: Extract<TaskStreamMessage, { event: "approval_requested" }>["data"],
   ask: Ask | undefined,
@@ -106,28 +128,44 @@ export async function handleApproval(
   return done;
 }
 
-/** Streams one reply to stdout; returns the session id the conversation continues in. */
+interface StreamOptions {
+  signal?: AbortSignal;
+  ask?: Ask;
+  /** --json: nothing but the final JSON goes to stdout; an approval request is shown on stderr. */
+  json?: boolean;
+}
+
+interface StreamResult {
+  sessionId: string | undefined;
+  done: Done | undefined;
+  fallbacks: Fallback[];
+}
+
+/** Streams one reply to stdout; returns the session id the conversation continues in and how it ended. */
 async function streamReply(
   ctx: CliContext,
   client: Client,
   body: { message: string; session_id?: string; task_type?: string },
-  signal?: AbortSignal,
-  ask?: Ask,
-): Promise<string | undefined> {
+  options: StreamOptions = {},
+): Promise<StreamResult> {
   const { withDaemon } = await import("./daemonClient.ts");
-  let sessionId = body.session_id;
+  const { signal, ask } = options;
+  const result: StreamResult = { sessionId: body.session_id, done: undefined, fallbacks: [] };
+  const stdout = options.json ? { write: (_text: string) => true } : ctx.stdout;
+  const out = options.json ? { stdout: ctx.stderr, stderr: ctx.stderr } : ctx;
   let printed = false;
   let midLine = false; // tokens were written without a newline yet
   const line = (text: string) => {
-    ctx.stdout.write(`${midLine ? "\n" : ""}${text}\n`);
+    stdout.write(`${midLine ? "\n" : ""}${text}\n`);
     midLine = false;
   };
   await withDaemon("there is nobody to chat with", async () => {
     for await (const { event, data } of client.sendMessageStream(body, signal ? { signal } : {})) {
-      if (event === "start") sessionId = data.session_id;
+      if (event === "start") result.sessionId = data.session_id;
+      else if (event === "fallback") result.fallbacks.push(data);
       else if (event === "token") {
         const delta = data.delta;
-        ctx.stdout.write(delta);
+        stdout.write(delta);
         printed = true;
         if (delta) midLine = !delta.endsWith("\n");
       } else if (event === "tool_call") {
@@ -138,25 +176,26 @@ async function streamReply(
         line(dim(ctx, `  tool_result ${data.name} ${data.status}${first ? `: ${short(first)}` : ""}`));
       } else if (event === "approval_requested") {
         if (midLine) line("");
-        await handleApproval(ctx, client, data, ask);
+        await handleApproval(out, client, data, ask);
       } else if (event === "reset") {
-        ctx.stdout.write("\n[the answer was cut off; trying again]\n");
+        stdout.write("\n[the answer was cut off; trying again]\n");
       } else if (event === "done") {
         midLine = false;
         const command = "command" in data;
-        sessionId = data.session_id;
-        if (command) ctx.stdout.write(data.reply);
-        ctx.stdout.write("\n");
+        result.sessionId = data.session_id;
+        result.done = data;
+        if (command) stdout.write(data.reply);
+        stdout.write("\n");
         if (!printed && !command && data.reply === "") ctx.stderr.write("(empty answer)\n");
       } else if (event === "error") {
         const { error } = data;
-        ctx.stdout.write(printed ? "\n" : "");
+        stdout.write(printed ? "\n" : "");
         const { ApiError } = await import("@assistant/client");
         throw new ApiError(error.code, error.message, 502, error.details);
       }
     }
   });
-  return sessionId;
+  return result;
 }
 
 async function interactive(ctx: CliContext, client: Client, opts: ChatOptions): Promise<void> {
@@ -198,7 +237,7 @@ async function interactive(ctx: CliContext, client: Client, opts: ChatOptions): 
       if (message === "/exit" || message === "/quit") break;
       current = new AbortController();
       try {
-        sessionId = await streamReply(
+        const reply = await streamReply(
           ctx,
           client,
           {
@@ -206,9 +245,11 @@ async function interactive(ctx: CliContext, client: Client, opts: ChatOptions): 
             ...(sessionId ? { session_id: sessionId } : {}),
             ...(opts.taskType ? { task_type: opts.taskType } : {}),
           },
-          current.signal,
-          ask,
+          { signal: current.signal, ask },
         );
+        sessionId = reply.sessionId;
+        const notice = reply.done ? fallbackNotice(reply.fallbacks, reply.done) : undefined;
+        if (notice) ctx.stderr.write(`${dim(ctx, notice)}\n`);
       } catch (error) {
         if (current.signal.aborted) ctx.stdout.write("\n[stopped]\n");
         else if (error instanceof AppError)

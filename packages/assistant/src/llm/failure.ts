@@ -4,7 +4,16 @@ import { ProviderFailure } from "./errors.ts";
 // Turns whatever a provider threw (AI SDK APICallError, fetch/network errors, our own ProviderFailure) into a
 // ProviderFailure the router can act on. Messages are short and never include request bodies or headers.
 
-const UNREACHABLE = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH"]);
+/** Connection failures, with what they mean for a person who has to fix them. */
+const UNREACHABLE: Record<string, string> = {
+  ECONNREFUSED: "nothing listens there",
+  ENOTFOUND: "the host name does not resolve",
+  EAI_AGAIN: "the DNS lookup failed; offline?",
+  EHOSTUNREACH: "no route to the host; offline?",
+  ENETUNREACH: "the network is unreachable; offline?",
+  ECONNRESET: "the connection was reset",
+  ETIMEDOUT: "the connection timed out",
+};
 const MAX_RETRY_AFTER_MS = 5 * 60_000;
 
 /** Retry-After in seconds or as an HTTP date; undefined when absent or unreadable. */
@@ -30,6 +39,15 @@ function shortMessage(error: unknown): string {
   return text.split("\n")[0]!.slice(0, 300);
 }
 
+/** Host and port only: a URL may carry a user name, a password or a key in its query. */
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return "the server";
+  }
+}
+
 export function toProviderFailure(error: unknown): ProviderFailure {
   if (error instanceof ProviderFailure) return error;
   if (APICallError.isInstance(error)) {
@@ -52,10 +70,12 @@ export function toProviderFailure(error: unknown): ProviderFailure {
     if (status !== undefined) return new ProviderFailure("refused", detail, { status });
     // No answer at all: the AI SDK reports a failed connection this way (nothing listens, blocked port...).
     if (error.message.startsWith("Cannot connect to API")) {
-      return new ProviderFailure("unavailable", `cannot connect to ${error.url.replace(/\?.*$/, "")}`);
+      const code = errorCode(error.cause);
+      const why = code ? ` (${code}${UNREACHABLE[code] ? `: ${UNREACHABLE[code]}` : ""})` : "";
+      return new ProviderFailure("unavailable", `cannot connect to ${hostOf(error.url)}${why}`);
     }
   }
   const code = errorCode(error);
-  if (code && UNREACHABLE.has(code)) return new ProviderFailure("unavailable", `cannot connect (${code})`);
+  if (code && UNREACHABLE[code]) return new ProviderFailure("unavailable", `cannot connect (${code}: ${UNREACHABLE[code]})`);
   return new ProviderFailure("server", shortMessage(error));
 }

@@ -29,10 +29,12 @@ import type {
 // The router: resolves a task type to its targets, then tries them in order. Each target gets up to
 // `default_max_retries` retries of retryable failures (server errors, 429 honouring Retry-After, timeouts, cut
 // streams), with exponential backoff; other failures move on to the next target at once. Metrics and the
-// session budget are updated from the same place. Streams are passed through untouched, so the router adds
-// no latency beyond its bookkeeping. Each attempt holds a slot of its provider's scheduler (modelSlots.ts) by the
-// request's priority; a background attempt a foreground call preempts is retried once the model is free again,
-// without counting as a failure or a retry.
+// session budget are updated from the same place. A target that failed (or was skipped) yields a `fallback`
+// event with the sanitized reason before the next one is tried, and assistant_core is told which targets failed,
+// so the person sees what broke (docs/models.md#when-a-model-fails). Streams are passed through untouched, so the
+// router adds no latency beyond its bookkeeping. Each attempt holds a slot of its provider's scheduler
+// (modelSlots.ts) by the request's priority; a background attempt a foreground call preempts is retried once the
+// model is free again, without counting as a failure or a retry.
 
 export interface RouterDeps {
   /** Reads and validates llm_router.yaml (called again by reload()). */
@@ -171,17 +173,23 @@ export class LlmRouter {
     const promptTokens = estimateTokens(JSON.stringify(request.prompt));
     const priority = request.priority ?? "user";
     let attemptNo = 0;
+    /** The targets that failed so far, as the `fallback` events named them. */
+    const failed = () =>
+      attempts
+        .filter((a) => a.outcome !== "ok")
+        .map((a) => ({ provider: a.provider, model: a.model, reason: a.reason ?? a.outcome }));
 
     for (const [index, target] of route.targets.entries()) {
-      const skip = (failure: ProviderFailure) => {
+      const skip = (failure: ProviderFailure): LlmEvent => {
         failures.push(failure);
         attempts.push({ provider: target.provider, model: target.model, outcome: "skipped", reason: failure.message });
+        return { type: "fallback", provider: target.provider, model: target.model, reason: failure.message };
       };
       let provider: Provider;
       try {
         provider = await this.provider(target.provider);
       } catch (error) {
-        skip(toProviderFailure(error));
+        yield skip(toProviderFailure(error));
         continue;
       }
       const price = priceFor(target.provider, target.model, this.config.model_options);
@@ -193,7 +201,7 @@ export class LlmRouter {
           output: Number.isFinite(maxOutputTokens) ? maxOutputTokens : 0,
         });
         if (estimate > maxCost) {
-          skip(
+          yield skip(
             new ProviderFailure(
               "constraint",
               `estimated cost $${estimate.toFixed(4)} exceeds max_cost_per_request $${maxCost}`,
@@ -229,6 +237,10 @@ export class LlmRouter {
             prompt: request.prompt,
             ...(request.tools?.length ? { tools: request.tools, toolChoice: request.toolChoice } : {}),
             ...(Number.isFinite(maxOutputTokens) ? { maxOutputTokens } : {}),
+            // The core names what failed before it instead of a generic "no model" (providers/core.ts).
+            ...(target.provider === "assistant_core" && attempts.length > 0
+              ? { providerOptions: { assistant_core: { failed: failed() } } }
+              : {}),
           };
           for await (const part of runAttempt(model, options, timeouts, signal)) {
             if (part.type !== "finish") {
@@ -311,15 +323,12 @@ export class LlmRouter {
       }
       if (lastFailure) {
         failures.push(lastFailure);
-        attempts.push({
-          provider: target.provider,
-          model: target.model,
-          outcome: "failed",
-          reason:
-            retry > 0
-              ? `${lastFailure.message} (after ${retry} ${retry === 1 ? "retry" : "retries"})`
-              : lastFailure.message,
-        });
+        const reason =
+          retry > 0
+            ? `${lastFailure.message} (after ${retry} ${retry === 1 ? "retry" : "retries"})`
+            : lastFailure.message;
+        attempts.push({ provider: target.provider, model: target.model, outcome: "failed", reason });
+        yield { type: "fallback", provider: target.provider, model: target.model, reason };
       }
     }
     throw routesExhausted(request.taskType, attempts, failures);

@@ -49,9 +49,14 @@ export interface TokenUsage {
   output: number;
 }
 
-/** What a router stream yields, in order: one `route` per attempt, then deltas, then one `finish`. */
+/**
+ * What a router stream yields, in order: one `route` per attempt, one `fallback` per target that failed or was
+ * skipped (the router then tries the next), then deltas, then one `finish`.
+ */
 export type LlmEvent =
   | { type: "route"; provider: RouteProvider; model: string; attempt: number }
+  /** This target failed (after its retries) or was skipped; `reason` is sanitized (no key, URL query or body). */
+  | { type: "fallback"; provider: RouteProvider; model: string; reason: string }
   /** The attempt that was streaming failed after it had produced output: discard what it produced. */
   | { type: "reset"; reason: string }
   | { type: "text"; delta: string }

@@ -7,8 +7,8 @@ import { AppError, type ErrorCode, isAppError } from "../util/errors.ts";
 import { errorBody, errorBodySchema } from "./errors.ts";
 import { openStreams } from "./sse.ts";
 
-// A task's live progress as server-sent events (POST /api/message with stream: true): `start`, `route`, `token`,
-// `reset`, `tool_call`, `tool_result`, `approval_requested`, `approval_resolved`, `steering_applied`, `state`,
+// A task's live progress as server-sent events (POST /api/message with stream: true): `start`, `route`, `fallback`,
+// `token`, `reset`, `tool_call`, `tool_result`, `approval_requested`, `approval_resolved`, `steering_applied`, `state`,
 // then `done` {task_id, session_id, status, reply} or `error`. Closing the connection cancels the task: the
 // person watching stopped it. Token deltas are written at most every TOKEN_FLUSH_MS: the first at once, the ones
 // that follow it within that time together in one frame. A fast local model makes a token every half millisecond,

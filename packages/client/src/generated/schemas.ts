@@ -1240,6 +1240,14 @@ export type TaskStreamMessage =
       };
     }
   | {
+      event: "fallback";
+      data: {
+        provider: string;
+        model: string;
+        reason: string;
+      };
+    }
+  | {
       event: "token";
       data: {
         delta: string;

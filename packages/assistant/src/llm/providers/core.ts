@@ -31,7 +31,8 @@ export const createCoreProvider: ProviderFactory = (context): Provider => ({
 });
 
 export function coreModel(embedded: () => EmbeddedState): LanguageModelV4 {
-  const answer = (options: LanguageModelV4CallOptions) => coreAnswer(lastUserText(options.prompt), embedded());
+  const answer = (options: LanguageModelV4CallOptions) =>
+    coreAnswer(lastUserText(options.prompt), embedded(), failedTargets(options));
   return {
     specificationVersion: "v4",
     provider: PROVIDER,
@@ -82,8 +83,40 @@ function lastUserText(prompt: LanguageModelV4Prompt): string {
   return "";
 }
 
-/** The core's whole reply to `question`. */
-export function coreAnswer(question: string, embedded: EmbeddedState): string {
+/** A route target that failed before the core answered (the router passes them, router.ts). */
+export interface FailedTarget {
+  provider: string;
+  model: string;
+  reason: string;
+}
+
+function failedTargets(options: LanguageModelV4CallOptions): FailedTarget[] {
+  const failed = options.providerOptions?.[PROVIDER]?.failed;
+  if (!Array.isArray(failed)) return [];
+  return failed.flatMap((entry) => {
+    const { provider, model, reason } = (entry ?? {}) as Record<string, unknown>;
+    return typeof provider === "string" && typeof model === "string" && typeof reason === "string"
+      ? [{ provider, model, reason }]
+      : [];
+  });
+}
+
+/** What a person does about a provider that failed; the embedded model's line says it for that one. */
+function fixFor(provider: string): string {
+  switch (provider) {
+    case "local_server":
+      return "start Ollama (`ollama serve`) or run `assistant discover`";
+    case "lowbit_server":
+      return "start that server or run `assistant discover`";
+    case "assistant_embedded":
+      return "`/embedded` shows the embedded model";
+    default:
+      return "`assistant doctor` checks its key and whether it answers";
+  }
+}
+
+/** The core's whole reply to `question`; `failed` names the targets the router tried before it. */
+export function coreAnswer(question: string, embedded: EmbeddedState, failed: FailedTarget[] = []): string {
   const paragraphs: string[] = [];
   if (HELP.test(question)) {
     paragraphs.push(
@@ -94,16 +127,21 @@ export function coreAnswer(question: string, embedded: EmbeddedState): string {
       "Status: the assistant is running, but no language model answered. `/status` shows the daemon and its providers, `/embedded` the embedded model.",
     );
   }
+  // A provider the person configured failed: name it and its fix, not the steps they already took.
+  const chosen = failed.filter((f) => f.provider !== "assistant_embedded");
+  for (const f of chosen) paragraphs.push(`${f.provider}/${f.model} failed: ${f.reason}; ${fixFor(f.provider)}.`);
   paragraphs.push(
     `No language model is available right now, so the assistant's built-in core is answering. It cannot understand or write free text. ${embeddedLine(embedded)}`,
   );
   paragraphs.push(
-    [
-      "To get a model:",
-      "- download the embedded local model: `assistant config models embedded-download`",
-      "- or use a local model server you run: `assistant config provider set-local-server`",
-      "- or a cloud provider: `assistant config provider add-cloud-a`",
-    ].join("\n"),
+    chosen.length > 0
+      ? "`assistant doctor` checks every provider of every route and says how to fix each."
+      : [
+          "To get a model:",
+          "- download the embedded local model: `assistant config models embedded-download`",
+          "- or use a model server you run: `assistant discover` finds it and prints the command that sets it up",
+          "- or a cloud provider: `assistant config provider add-cloud-a`",
+        ].join("\n"),
   );
   paragraphs.push(
     "Useful commands: `/help` lists all commands, `/status` shows the daemon, `/embedded` the embedded model.",

@@ -143,7 +143,7 @@ describe("assistant_core provider", () => {
     expect(text).toContain("not downloaded yet");
     for (const hint of [
       "assistant config models embedded-download",
-      "assistant config provider set-local-server",
+      "assistant discover",
       "assistant config provider add-cloud-a",
       "/help",
       "/status",
@@ -182,5 +182,21 @@ describe("assistant_core provider", () => {
     const failed = createCoreProvider(context({ status: "failed", error: "llama.cpp has no prebuilt binary" }));
     const reply = await (await failed.languageModel("core")).doGenerate(ask("hi"));
     expect((reply.content[0] as { text: string }).text).toContain("is unavailable: llama.cpp has no prebuilt binary.");
+  });
+
+  it("names the configured target that failed and its fix, instead of how to configure one", async () => {
+    const model = await createCoreProvider(context()).languageModel("core");
+    const failed = [
+      { provider: "lowbit_server", model: "fake-7b", reason: "cannot connect to 127.0.0.1:18080 (ECONNREFUSED)" },
+      { provider: "assistant_embedded", model: "default", reason: "the embedded model is not downloaded" },
+    ];
+    const reply = await model.doGenerate({ ...ask("hello"), providerOptions: { assistant_core: { failed } } });
+    const text = (reply.content[0] as { text: string }).text;
+    expect(text.split("\n\n")[0]).toBe(
+      "lowbit_server/fake-7b failed: cannot connect to 127.0.0.1:18080 (ECONNREFUSED); start that server or run `assistant discover`.",
+    );
+    expect(text).toContain("`assistant doctor` checks every provider");
+    expect(text).not.toContain("To get a model");
+    expect(text).not.toContain("add-cloud-a");
   });
 });

@@ -227,6 +227,41 @@ describe("router: route selection", () => {
     expect(routesOf(events)).toEqual(["lowbit_server/local-a", "cloud_a/gpt-4o-mini"]);
   });
 
+  it("a failed target yields a fallback event naming it and why, and the core names it too", async () => {
+    const port = await closedPort();
+    const file = twoServers({ default_max_retries: 0 });
+    // A key in the URL query and the cloud target's key must never reach a reason or the core's text.
+    file.providers.lowbit_server.base_url = `http://127.0.0.1:${port}/v1?key=query-secret`;
+    b.setDefault({ kind: "status", status: 401 });
+    const { router } = testRouter(file, { secrets });
+    const events = await collect(router);
+    const fallbacks = events.filter((e) => e.type === "fallback");
+    expect(fallbacks).toEqual([
+      {
+        type: "fallback",
+        provider: "lowbit_server",
+        model: "local-a",
+        reason: `cannot connect to 127.0.0.1:${port} (ECONNREFUSED: nothing listens there)`,
+      },
+      { type: "fallback", provider: "cloud_a", model: "gpt-4o-mini", reason: expect.stringMatching(/^HTTP 401/) },
+    ]);
+    // Each fallback comes after its target's route event and before the next target's.
+    const order = events.flatMap((e) => (e.type === "route" || e.type === "fallback" ? [`${e.type}:${e.provider}`] : []));
+    expect(order).toEqual([
+      "route:lowbit_server",
+      "fallback:lowbit_server",
+      "route:cloud_a",
+      "fallback:cloud_a",
+      "route:assistant_core",
+    ]);
+    const text = textOf(events);
+    expect(text).toContain(`lowbit_server/local-a failed: cannot connect to 127.0.0.1:${port} (ECONNREFUSED`);
+    expect(text).toContain("start that server or run `assistant discover`");
+    expect(text).toContain("cloud_a/gpt-4o-mini failed: HTTP 401");
+    const everything = JSON.stringify(events);
+    for (const secret of ["query-secret", secrets.cloud_a_api_key]) expect(everything).not.toContain(secret);
+  });
+
   it("a missing API key moves on to the next route and says how to add it", async () => {
     const file = twoServers();
     file.task_types.conversation.primary = { provider: "cloud_a", model: "gpt-4o-mini" };
