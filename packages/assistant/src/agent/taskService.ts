@@ -121,6 +121,11 @@ export class TaskService {
   readonly #listeners = new Map<string, Set<(event: LiveEvent) => void>>();
   readonly #waiters = new Map<string, Set<(task: TaskRecord) => void>>();
   readonly #chains = new Map<string, Promise<void>>();
+  /**
+   * Running tasks that were sent steering or follow-up messages (deliver() takes them for running tasks only):
+   * the others skip the queue lookups after every LLM turn.
+   */
+  readonly #delivered = new Set<string>();
   /** The error a failed task ended with, for callers waiting on it (the most recent MAX_KEPT_ERRORS). */
   readonly #errors = new Map<string, AppError>();
   #orchestrate: UnitRunner | null = null;
@@ -208,6 +213,7 @@ export class TaskService {
       });
     }
     const queued = this.#deps.tasks.enqueue(task.id, mode, message);
+    this.#delivered.add(task.id);
     const kind = mode === "steering" ? "user_steering_queued" : "user_follow_up_queued";
     this.#emit(kind, { queue_id: queued.id, text_preview: message.slice(0, 200) }, task);
     return queued;
@@ -411,6 +417,7 @@ export class TaskService {
       this.#finish(ended);
     } finally {
       this.#running.delete(taskId);
+      this.#delivered.delete(taskId);
     }
   }
 
@@ -495,6 +502,7 @@ export class TaskService {
   }
 
   #take(task: TaskRecord, mode: DeliveryMode, max = Number.POSITIVE_INFINITY): Array<{ id: string; text: string }> {
+    if (!this.#delivered.has(task.id)) return [];
     const taken = this.#deps.tasks.pending(task.id, mode).slice(0, max);
     for (const message of taken) {
       this.#deps.tasks.markApplied(message.id);

@@ -239,9 +239,16 @@ function describeExit(code: number | null, signal: NodeJS.Signals | null): strin
   return signal ? `was killed by ${signal}` : `exited with code ${code}`;
 }
 
+/**
+ * glibc gives each thread that allocates (libuv's pool, V8's workers, SQLite) its own malloc arena, up to 8 per
+ * core, each keeping freed memory for itself: under a steady chat load the daemon's resident memory kept growing
+ * with a flat V8 heap (bench/soak). Two arenas hold it flat for the same speed; a value set by the person wins.
+ */
+const DAEMON_MALLOC = { MALLOC_ARENA_MAX: "2" };
+
 function spawnDaemon(env: NodeJS.ProcessEnv): ChildProcess {
   return spawn(process.execPath, [binEntry("assistant-daemon")], {
-    env: { ...env, ASSISTANT_SUPERVISOR_PID: String(process.pid) },
+    env: { ...DAEMON_MALLOC, ...env, ASSISTANT_SUPERVISOR_PID: String(process.pid) },
     stdio: ["ignore", "pipe", "pipe"],
   });
 }

@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { cleanUp, health, pidGone, portOpen, type Sandbox, sandbox, waitFor } from "./helpers.ts";
@@ -31,6 +31,19 @@ describe("the supervisor behind `assistant start`", () => {
     expect(status.code).toBe(0);
     expect(status.stdout).toContain(`pid       ${second} (supervised by ${first.supervisor_pid}, restarted 1 times)`);
   });
+
+  it.runIf(process.platform === "linux")(
+    "starts the daemon with two malloc arenas unless the person chose a number",
+    async () => {
+      const environOf = (pid: number) => readFileSync(`/proc/${pid}/environ`, "utf8").split("\0");
+      const box = await sandbox();
+      expect((await box.cli(["start"], { MALLOC_ARENA_MAX: undefined })).code).toBe(0);
+      expect(environOf(box.daemonInfo()!.pid)).toContain("MALLOC_ARENA_MAX=2");
+      expect((await box.cli(["stop"])).code).toBe(0);
+      expect((await box.cli(["start"], { MALLOC_ARENA_MAX: "4" })).code).toBe(0);
+      expect(environOf(box.daemonInfo()!.pid)).toContain("MALLOC_ARENA_MAX=4");
+    },
+  );
 
   it("gives up after 5 crashes within 5 minutes, and says so", { timeout: 90_000 }, async () => {
     const box = await sandbox();
