@@ -34,6 +34,8 @@ export const COMMAND_AREAS: readonly CommandArea[] = [
   { commands: ["task"], load: async () => (await import("./task.ts")).registerTaskCommands },
   { commands: ["schedule"], load: async () => (await import("./schedule.ts")).registerScheduleCommands },
   { commands: ["memory"], load: async () => (await import("./memory.ts")).registerMemoryCommands },
+  { commands: ["mission"], load: async () => (await import("./mission.ts")).registerMissionCommands },
+  { commands: ["budget"], load: async () => (await import("./budget.ts")).registerBudgetCommands },
 ];
 
 /**

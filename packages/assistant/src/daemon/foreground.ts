@@ -13,6 +13,7 @@ import { createLlmServices } from "../llm/services.ts";
 import { createLogger } from "../log/logger.ts";
 import { createMemoryServices } from "../memory/services.ts";
 import { SYSTEM_CLOCK } from "../mission/clock.ts";
+import { watchMissionFile } from "../mission/fileWatch.ts";
 import { MissionService } from "../mission/missionService.ts";
 import { MessageRouting } from "../plugins/routing.ts";
 import { createPluginServices } from "../plugins/services.ts";
@@ -199,6 +200,7 @@ export async function startDaemon(env: NodeJS.ProcessEnv = process.env): Promise
     logger,
     clock: SYSTEM_CLOCK,
     settings,
+    watchFile: watchMissionFile,
   });
   const services: Services = {
     version: VERSION,

@@ -1,3 +1,4 @@
+import type { BudgetStatus } from "./budget.ts";
 import type { MetricsSnapshot } from "./metrics.ts";
 import type { ProviderModels } from "./models.ts";
 import type { RouteView } from "./routeEditor.ts";
@@ -112,4 +113,30 @@ export function formatEmbedded(state: EmbeddedState): string {
   }
   if (state.error) lines.push(`  last error: ${state.error}`);
   return lines.join("\n");
+}
+
+const LIMIT_SOURCE = { api: "set with `assistant budget set`", env: "from the environment", none: "no limit" } as const;
+
+/** The per-session limits with where each comes from, then the usage of each session. */
+export function formatBudget(status: BudgetStatus): string {
+  const { limits, sources } = status;
+  const tokens = limits.max_tokens_per_session;
+  const cost = limits.max_cost_per_session_usd;
+  const lines = [
+    "Limits per session:",
+    `  tokens  ${tokens === null ? "-" : tokens}  (${LIMIT_SOURCE[sources.max_tokens_per_session]})`,
+    `  cost    ${cost === null ? "-" : `$${cost}`}  (${LIMIT_SOURCE[sources.max_cost_per_session_usd]})`,
+  ];
+  if (status.sessions.length === 0) return `${lines.join("\n")}\nNo session has used tokens yet.`;
+  const rows = [["SESSION", "TOK IN", "TOK OUT", "COST $", "UPDATED"]];
+  for (const s of status.sessions) {
+    rows.push([s.session_id, String(s.tokens_in), String(s.tokens_out), s.cost_usd.toFixed(4), s.updated_at]);
+  }
+  const t = status.totals;
+  return [
+    ...lines,
+    "",
+    table(rows),
+    `Total: ${t.tokens_in + t.tokens_out} tokens, $${t.cost_usd.toFixed(4)} estimated.`,
+  ].join("\n");
 }

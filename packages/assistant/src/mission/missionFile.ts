@@ -1,9 +1,11 @@
+import { existsSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import { configFilePath, loadConfig } from "../config/configFiles.ts";
 import type { DataPaths } from "../config/paths.ts";
 import { type AutonomousMission, autonomousMissionSchema } from "../config/schemas/autonomousMission.ts";
 import { setYamlValue, updateYamlFile } from "../config/yamlDocument.ts";
 import { TASK_TYPE_ALIASES } from "../llm/routing.ts";
+import { writeFileAtomic } from "../util/atomicWrite.ts";
 import { AppError, ConfigError } from "../util/errors.ts";
 
 // autonomous_mission.yaml as the mission reads and edits it: loaded fresh at every heartbeat (hand edits apply
@@ -72,6 +74,23 @@ function invalidChange(error: ConfigError): AppError {
     file: error.file,
     reason: error.reason,
   });
+}
+
+/** What `assistant mission edit` opens when there is no file yet: every key, commented, the mission off. */
+const STARTER = `# The autonomous mission (docs/mission.md): a cycle toward the objective every heartbeat_secs.
+# Saved edits apply to a running daemon at once.
+objective: ""                 # what the mission works toward; required when enabled
+heartbeat_secs: 3600          # seconds between cycles
+report_dir: reports           # cycle reports; relative paths are under the data directory
+# heartbeat_preferred_task_type: conversation
+enabled: false
+`;
+
+/** The mission file's path, written from the commented starter first when it does not exist. */
+export function ensureMissionFile(paths: DataPaths): string {
+  const file = configFilePath("autonomous_mission", paths);
+  if (!existsSync(file)) writeFileAtomic(file, STARTER);
+  return file;
 }
 
 /** Where the reports go: report_dir as is when absolute, else under the data directory. */

@@ -14,6 +14,7 @@ import type { Page } from "../util/cursor.ts";
 import { AppError, type ConfigError, isAppError } from "../util/errors.ts";
 import { MAX_TIMER_MS, type MissionClock } from "./clock.ts";
 import { cycleMessage } from "./cycleMessage.ts";
+import type { WatchMissionFile } from "./fileWatch.ts";
 import { listMissionEvents } from "./missionEvents.ts";
 import {
   cycleTaskType,
@@ -56,6 +57,8 @@ export interface MissionDeps {
   logger: Pick<Logger, "info" | "warn" | "error">;
   clock: MissionClock;
   settings: Pick<DaemonSettings, "missionInterimReportSecs">;
+  /** Reports hand edits of the file (fileWatch.ts), which then apply at once. */
+  watchFile: WatchMissionFile;
 }
 
 export const missionViewSchema = z
@@ -108,6 +111,9 @@ export class MissionService {
   #pending = false;
   #running: Running | null = null;
   #closed = false;
+  #unwatch: (() => void) | null = null;
+  /** The file as the heartbeat was last armed for (GET reads the file too, so #file alone cannot tell). */
+  #applied: MissionFileRead = this.#file;
 
   constructor(deps: MissionDeps) {
     this.#deps = deps;
@@ -129,6 +135,33 @@ export class MissionService {
     }
     this.#sync();
     this.#armFromRhythm();
+    this.#applied = this.#file;
+    this.#unwatch = this.#deps.watchFile(this.#deps.paths.mission, () =>
+      this.#guard("file reload", () => this.reload()),
+    );
+  }
+
+  /**
+   * The file changed on disk (a hand edit, or our own PUT): applies it now. A change of keys emits
+   * mission_updated and re-arms the heartbeat, so a new interval or `enabled: true` counts from now instead of
+   * waiting for the heartbeat armed under the old file.
+   */
+  reload(): void {
+    if (this.#closed) return;
+    const before = this.#applied;
+    this.#read();
+    this.#applied = this.#file;
+    const fields = changedKeys(before.config, this.#file.config);
+    if (fields.length > 0) {
+      this.#deps.events.emit("mission_updated", { fields });
+      this.#armFromRhythm();
+    }
+    if (this.#file.error && before.error?.message !== this.#file.error.message) {
+      this.#deps.logger.warn("autonomous_mission.yaml is invalid: no new cycle starts until it is fixed", {
+        error: this.#file.error.message,
+      });
+    }
+    this.#sync();
   }
 
   view(): MissionView {
@@ -167,6 +200,7 @@ export class MissionService {
     const fields = updateMissionFile(this.#deps.paths, changes);
     if (fields.length > 0) this.#deps.events.emit("mission_updated", { fields });
     this.#read();
+    this.#applied = this.#file;
     this.#sync();
     this.#armFromRhythm();
     return this.view();
@@ -201,6 +235,7 @@ export class MissionService {
   /** Daemon stop: no new heartbeat or report timer; a cycle ending during the stop is still recorded. */
   close(): void {
     this.#closed = true;
+    this.#unwatch?.();
     this.#clearTimer();
     if (this.#running) this.#deps.clock.clearTimer(this.#running.interimTimer);
   }
@@ -441,9 +476,10 @@ export class MissionService {
   #pauseForBudget(sessionId: string, error: AppError): void {
     const used = error.message.split(": start a new session")[0];
     const message =
-      `the mission's session ${sessionId} has spent its budget (${used}). Raise the limit (POST /api/budget) or ` +
-      `reset the session's usage (POST /api/budget/reset-session {"session_id":"${sessionId}"}), then resume the ` +
-      "mission (POST /api/autonomous-mission/resume).";
+      `the mission's session ${sessionId} has spent its budget (${used}). Raise the limit (\`assistant budget set\`, ` +
+      `POST /api/budget) or reset the session's usage (\`assistant budget reset --session ${sessionId}\`, ` +
+      `POST /api/budget/reset-session {"session_id":"${sessionId}"}), then resume the mission ` +
+      "(`assistant mission resume`, POST /api/autonomous-mission/resume).";
     this.#deps.events.emit(
       "budget_exhausted",
       { source: "mission", source_id: SOURCE_ID, session_id: sessionId, message },
@@ -478,7 +514,7 @@ export class MissionService {
   #statusMessage(reason: StatusReason | null): string | null {
     switch (reason) {
       case "operator":
-        return "paused by the operator: POST /api/autonomous-mission/resume to continue";
+        return "paused by the operator: `assistant mission resume` (POST /api/autonomous-mission/resume) continues";
       case "budget":
         return this.#state.pause_message;
       case "disabled":
@@ -532,6 +568,15 @@ function reportLists(report: Pick<TaskReport, "done" | "needs_review" | "failed"
     failed: report?.failed ?? [],
     next_steps: report?.next_steps ?? [],
   };
+}
+
+/** The file keys whose value differs (all of them when the file turned valid or invalid). */
+function changedKeys(before: AutonomousMission | null, after: AutonomousMission | null): string[] {
+  if (before === after) return [];
+  if (!before || !after) return before || after ? Object.keys(before ?? after ?? {}) : [];
+  return (Object.keys({ ...before, ...after }) as Array<keyof AutonomousMission>).filter(
+    (key) => before[key] !== after[key],
+  );
 }
 
 function iso(ms: number): string {

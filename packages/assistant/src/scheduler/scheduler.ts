@@ -288,8 +288,9 @@ export class Scheduler {
 
   #pauseForBudget(schedule: ScheduleRecord, error: AppError): void {
     const message =
-      `paused: ${budgetSpent(error)}. Raise the limit (POST /api/budget) or reset the usage of session ` +
-      `${schedule.session_id} (POST /api/budget/reset-session), then resume it (\`assistant schedule resume ${schedule.id}\`)`;
+      `paused: ${budgetSpent(error)}. Raise the limit (\`assistant budget set\`, POST /api/budget) or reset the usage ` +
+      `of session ${schedule.session_id} (\`assistant budget reset --session ${schedule.session_id}\`, ` +
+      `POST /api/budget/reset-session), then resume it (\`assistant schedule resume ${schedule.id}\`)`;
     this.#setPaused(schedule, "budget", message);
     this.#deps.events.emit(
       "schedule_skipped",

@@ -128,6 +128,8 @@ export interface MissionRig {
   clock: FakeClock;
   agent: ScriptedAgent;
   mission: MissionService;
+  /** What the file watcher would do after a hand edit of the file (every watcher the rig's services started). */
+  fileChanged(): void;
   /** A new service over the same data directory and database (a daemon restart). */
   restart(): MissionService;
   kinds<K extends EventKind>(...kinds: K[]): StoredEvent<K>[];
@@ -153,7 +155,12 @@ export function createRig(
   const clock = new FakeClock();
   const agent = new ScriptedAgent(db, events);
   const logger = { info: () => {}, warn: () => {}, error: () => {} };
-  const make = () => new MissionService({ paths, db, events, agent, budget, logger, clock, settings });
+  const watchers = new Set<() => void>();
+  const watchFile = (_file: string, onChange: () => void) => {
+    watchers.add(onChange);
+    return () => watchers.delete(onChange);
+  };
+  const make = () => new MissionService({ paths, db, events, agent, budget, logger, clock, settings, watchFile });
   const rig: MissionRig = {
     dataDir,
     paths,
@@ -163,6 +170,9 @@ export function createRig(
     clock,
     agent,
     mission: make(),
+    fileChanged: () => {
+      for (const onChange of watchers) onChange();
+    },
     restart: () => {
       rig.mission.close();
       rig.mission = make();

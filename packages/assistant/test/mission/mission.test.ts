@@ -390,6 +390,43 @@ describe("the file", () => {
     expect(rig.mission.view().error).toBeNull();
   });
 
+  it("applies a hand edit as soon as the file changes: enabling and a shorter interval count from the edit", async () => {
+    rig = createRig(); // no file: a disabled mission, its heartbeat an hour away
+    rig.mission.start();
+    expect(rig.mission.view().next_heartbeat_at).toBe(new Date(START + 60 * MINUTE).toISOString());
+    await rig.clock.advance(5 * MINUTE);
+
+    writeFileSync(rig.paths.mission, missionYaml(ENABLED));
+    rig.mission.view(); // a GET reading the new file before the watcher fires must not hide the change
+    rig.fileChanged();
+    expect(rig.kinds("mission_updated").at(-1)!.data.fields).toEqual(
+      expect.arrayContaining(["objective", "heartbeat_secs", "report_dir", "enabled"]),
+    );
+    expect(rig.mission.view()).toMatchObject({
+      enabled: true,
+      status: "idle",
+      status_reason: null,
+      next_heartbeat_at: new Date(START + 6 * MINUTE).toISOString(),
+    });
+    await rig.clock.advance(MINUTE);
+    expect(rig.agent.submitted).toHaveLength(1);
+    expect(rig.agent.submitted[0]!.message).toContain("Tidy the notes folder");
+
+    // The file rewritten with the same values (an editor saving without changes) is no update.
+    const updates = rig.kinds("mission_updated").length;
+    writeFileSync(rig.paths.mission, `# saved again\n${missionYaml(ENABLED)}`);
+    rig.fileChanged();
+    expect(rig.kinds("mission_updated")).toHaveLength(updates);
+
+    writeFileSync(rig.paths.mission, missionYaml({ ...ENABLED, enabled: false }));
+    rig.fileChanged();
+    expect(rig.mission.view()).toMatchObject({ status: "running", enabled: false });
+    rig.agent.finish(rig.agent.lastTask());
+    await rig.clock.advance(10 * MINUTE);
+    expect(rig.agent.submitted).toHaveLength(1);
+    expect(rig.mission.view()).toMatchObject({ status: "idle", status_reason: "disabled" });
+  });
+
   it("merges keys into the file, keeping comments, and refuses bad values and unknown keys without writing", () => {
     rig = createRig();
     writeFileSync(
