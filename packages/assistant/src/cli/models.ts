@@ -150,18 +150,31 @@ function registerProviderCommands(provider: Command, ctx: CliContext): void {
       output(ctx, opts.json, { providers }, () => formatProviders(providers));
     });
 
-  provider
-    .command("set-local-server")
-    .description("use a local model server (Ollama-compatible): sets providers.local_server.base_url")
-    .option("--url <url>", "the server's base URL (default http://localhost:11434)")
-    .option("--category <cat>", "also make it the primary of this category (needs --model)")
-    .option("--model <model>", "the model for --category, as the server names it")
-    .option("--json", "machine-readable output")
-    .action(async (opts: { url?: string; category?: string; model?: string; json?: boolean }) => {
-      const { setLocalServer } = await import("../llm/providerSettings.ts");
-      const change = setLocalServer(ctx.paths, opts);
-      await printChange(ctx, opts.json, change, [`providers.local_server.base_url: ${change.base_url}`]);
-    });
+  const servers = [
+    ["set-local-server", "local_server", "an Ollama server (Ollama's own API)", "http://localhost:11434"],
+    [
+      "set-lowbit-server",
+      "lowbit_server",
+      "an OpenAI-compatible server: llama-server, LM Studio, vLLM…",
+      "http://localhost:8080/v1",
+    ],
+  ] as const;
+  for (const [command, id, what, defaultUrl] of servers) {
+    provider
+      .command(command)
+      .description(`use ${what}: checks the server, then sets providers.${id}.base_url`)
+      .option("--url <url>", `the server's base URL (default ${defaultUrl})`)
+      .option("--category <cat>", "also make it the primary of this category (needs --model)")
+      .option("--model <model>", "the model for --category, one the server lists")
+      .option("--no-probe", "save without asking the server (one that is not running yet)")
+      .option("--json", "machine-readable output")
+      .action(async (opts: ServerCommandOptions) => {
+        const settings = await import("../llm/providerSettings.ts");
+        const set = id === "local_server" ? settings.setLocalServer : settings.setLowbitServer;
+        const change = await set(ctx.paths, opts);
+        await printChange(ctx, opts.json, change, [`providers.${id}.base_url: ${change.base_url}`]);
+      });
+  }
 
   for (const id of ["cloud_a", "cloud_b"] as const) {
     const name = id.replace("_", "-");
@@ -171,10 +184,12 @@ function registerProviderCommands(provider: Command, ctx: CliContext): void {
         `use ${id}: its API key goes into the vault (read from standard input when piped), the router file refers to it`,
       )
       .option("--api-key <key>", "the key (prefer standard input: a key on the command line may stay in shell history)")
+      .option("--url <url>", `another OpenAI-compatible endpoint than ${id}'s own; checked with the key before saving`)
       .option("--category <cat>", "also make it the primary of this category (needs --model)")
       .option("--model <model>", `the model for --category, as ${id} names it`)
+      .option("--no-probe", "with --url: save without asking the endpoint")
       .option("--json", "machine-readable output")
-      .action(async (opts: { apiKey?: string; category?: string; model?: string; json?: boolean }) => {
+      .action(async (opts: ServerCommandOptions & { apiKey?: string }) => {
         const [settings, { effectiveEnv }, { openVault }] = await Promise.all([
           import("../llm/providerSettings.ts"),
           import("../config/envFile.ts"),
@@ -189,7 +204,7 @@ function registerProviderCommands(provider: Command, ctx: CliContext): void {
         const piped = opts.apiKey === undefined && !ctx.stdin.isTTY ? (await readStdin(ctx)).trim() : "";
         const apiKey = opts.apiKey ?? (piped || undefined);
         const vault = openVault(ctx.paths, effectiveEnv(ctx.paths, ctx.env));
-        const options = { category: opts.category, model: opts.model, apiKey };
+        const options = { category: opts.category, model: opts.model, url: opts.url, probe: opts.probe, apiKey };
         const change =
           id === "cloud_a"
             ? await settings.addCloudA(ctx.paths, vault, options)
@@ -198,9 +213,18 @@ function registerProviderCommands(provider: Command, ctx: CliContext): void {
         await printChange(ctx, opts.json, change, [
           change.key_stored ? `stored the ${id} API key in the vault as ${keyName}` : `using ${keyName} from the vault`,
           `providers.${id}.api_key_ref: ${change.api_key_ref}`,
+          ...(change.base_url ? [`providers.${id}.base_url: ${change.base_url}`] : []),
         ]);
       });
   }
+}
+
+interface ServerCommandOptions {
+  url?: string;
+  category?: string;
+  model?: string;
+  probe: boolean;
+  json?: boolean;
 }
 
 async function printChange(
@@ -210,9 +234,29 @@ async function printChange(
   lines: string[],
 ): Promise<void> {
   const running = await daemonRunning(ctx);
-  output(ctx, json, { ...change, daemon_running: running }, () =>
-    [...lines, ...(change.route ? describeRoute(change.route) : []), applyHint(change.file, running)].join("\n"),
-  );
+  const { listed } = await import("../llm/serverCheck.ts");
+  output(ctx, json, { ...change, daemon_running: running }, () => {
+    const text = [...lines, ...(change.route ? describeRoute(change.route) : []), applyHint(change.file, running)];
+    const server = change.server;
+    if (!server) return text.join("\n");
+    const api =
+      server.protocol === "ollama"
+        ? `Ollama's API${server.version ? ` (Ollama ${server.version})` : ""}`
+        : "the OpenAI API";
+    const found = `${change.base_url} answers ${api}; ${listed(server.models, server.protocol)}`;
+    // Without a route the provider answers nothing yet: say how to make it answer chats.
+    const model = server.models[0];
+    const use = change.route || !model ? [] : [`to answer your chats with it: ${useCommand(change, model)}`];
+    return [found, ...text, ...use].join("\n");
+  });
+}
+
+function useCommand(change: ProviderChange, model: string): string {
+  if (change.provider === "local_server" || change.provider === "lowbit_server") {
+    const command = change.provider === "local_server" ? "set-local-server" : "set-lowbit-server";
+    return `assistant config provider ${command} --url ${change.base_url} --category conversation --model ${model}`;
+  }
+  return `assistant config models set conversation ${change.provider} ${model}`;
 }
 
 function formatProviders(providers: ProviderStatus[]): string {

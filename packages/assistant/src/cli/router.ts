@@ -34,14 +34,37 @@ export function registerRouterCommands(program: Command, ctx: CliContext): void 
     });
 
   const discover = (command: Command) =>
-    command.option("--json", "machine-readable output").action(async (opts: { json?: boolean }) => {
-      const { discoverLocalServers } = await import("../llm/discover.ts");
-      const { effectiveEnv } = await import("../config/envFile.ts");
-      const found = await discoverLocalServers(effectiveEnv(ctx.paths, ctx.env));
-      output(ctx, opts.json, found, () => formatDiscovery(found));
-    });
+    command
+      .option(
+        "--url <url>",
+        "also ask the server at this URL (repeatable)",
+        (url: string, urls: string[]) => [...urls, url],
+        [],
+      )
+      .option("--json", "machine-readable output")
+      .action(async (opts: { url: string[]; json?: boolean }) => {
+        const [{ defaultCandidates, discoverLocalServers }, { effectiveEnv }, { loadConfig }] = await Promise.all([
+          import("../llm/discover.ts"),
+          import("../config/envFile.ts"),
+          import("../config/configFiles.ts"),
+        ]);
+        const env = effectiveEnv(ctx.paths, ctx.env);
+        let config: import("../config/schemas/llmRouter.ts").LlmRouterConfig | undefined;
+        try {
+          config = loadConfig("llm_router", ctx.paths);
+        } catch (error) {
+          // Discovery helps most when the file is wrong: go on with the other candidates and say why.
+          ctx.stderr.write(`warning: the servers of llm_router.yaml are not asked: ${(error as Error).message}\n`);
+        }
+        const found = await discoverLocalServers(env, { candidates: defaultCandidates(env, config, opts.url) });
+        output(ctx, opts.json, found, () => formatDiscovery(found));
+      });
   discover(
-    router.command("discover").description("find local model servers (Ollama, llama.cpp server) on this machine"),
+    router
+      .command("discover")
+      .description(
+        "find model servers (Ollama, llama-server, LM Studio, vLLM, those in llm_router.yaml) and how to use each",
+      ),
   );
   discover(
     program.command("discover").description("find local model servers on this machine (same as router discover)"),
@@ -66,20 +89,29 @@ export function registerRouterCommands(program: Command, ctx: CliContext): void 
     });
 }
 
-function formatDiscovery(found: Awaited<ReturnType<typeof import("../llm/discover.ts").discoverLocalServers>>): string {
-  const lines = found.map((server) =>
-    server.reachable
-      ? `${server.provider.padEnd(13)} ${server.base_url}  reachable${server.version ? ` (version ${server.version})` : ""}, ${server.models.length} models${server.models.length ? `: ${server.models.join(", ")}` : ""}`
-      : `${server.provider.padEnd(13)} ${server.base_url}  not reachable${server.error ? ` (${server.error})` : ""}`,
+function formatDiscovery(found: import("../llm/discover.ts").DiscoveredServer[]): string {
+  const width = Math.max(...found.map((server) => server.base_url.length));
+  const lines = found.flatMap((server) => {
+    const head = `${server.provider.padEnd(13)}  ${server.base_url.padEnd(width)}  `;
+    if (!server.reachable) return [`${head}not reachable: ${server.error ?? "no answer"} (${server.source})`];
+    const kind =
+      server.provider === "local_server" ? `Ollama${server.version ? ` ${server.version}` : ""}` : "OpenAI-compatible";
+    const models = server.models.length
+      ? `${plural(server.models.length, "model")}: ${server.models.join(", ")}`
+      : "no models listed yet";
+    return [`${head}${kind}, ${models} (${server.source})`, `  use this server: ${server.use}`];
+  });
+  lines.push(
+    "",
+    found.some((server) => server.reachable)
+      ? "Run a `use this server` command as printed to make that server answer your chats (another of its models: change --model)."
+      : 'No model server found. Start one (docs/models.md, "Use the model server you already run"), or ask one elsewhere: assistant discover --url http://HOST:PORT',
   );
-  const reachable = found.filter((s) => s.reachable);
-  if (reachable.length > 0) {
-    lines.push(
-      "",
-      `Use one: assistant config provider set-local-server --url ${reachable[0]!.base_url} --category conversation --model <MODEL>`,
-    );
-  }
   return lines.join("\n");
+}
+
+function plural(count: number, word: string): string {
+  return `${count} ${word}${count === 1 ? "" : "s"}`;
 }
 
 function formatDetails(details: import("../llm/modelDetails.ts").ModelDetails): string {

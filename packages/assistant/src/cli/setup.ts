@@ -25,10 +25,11 @@ function registerInit(program: Command, ctx: CliContext): void {
     .description("create the data directory and its starter files (asks a few questions)")
     .option("--defaults", "ask nothing: English, the embedded local model, name Assistant")
     .option("--force", "replace files that already exist")
+    .option("--no-probe", "do not ask the local model server you choose (one that is not running yet)")
     .option("--json", "machine-readable output")
-    .action(async (opts: { defaults?: boolean; force?: boolean; json?: boolean }) => {
+    .action(async (opts: { defaults?: boolean; force?: boolean; probe: boolean; json?: boolean }) => {
       const { initDataDir } = await import("../setup/init.ts");
-      const answers = opts.defaults ? {} : await askInitQuestions(ctx);
+      const answers = opts.defaults ? {} : await askInitQuestions(ctx, opts.probe);
       const result = initDataDir(ctx.paths, answers, { force: opts.force === true });
       output(ctx, opts.json, result, () => {
         const width = Math.max(...result.files.map((f) => f.action.length));
@@ -44,9 +45,10 @@ function registerInit(program: Command, ctx: CliContext): void {
 /**
  * The init questions. On a terminal each answer is checked at once and asked again when invalid; from a pipe
  * (scripts, tests) the answers are read one line each, an empty line takes the default, and an invalid answer
- * stops init before anything is written.
+ * stops init before anything is written. A local server is asked (`probe`) whether it speaks the protocol of the
+ * kind chosen and which models it has, which become the model question's default and its only valid answers.
  */
-async function askInitQuestions(ctx: CliContext): Promise<Partial<InitAnswers>> {
+async function askInitQuestions(ctx: CliContext, probe: boolean): Promise<Partial<InitAnswers>> {
   const setup = await import("../setup/answers.ts");
   const { readSettingsOf } = await import("../config/settings.ts");
   const { createInterface } = await import("node:readline/promises");
@@ -74,11 +76,15 @@ async function askInitQuestions(ctx: CliContext): Promise<Partial<InitAnswers>> 
       throw new AppError("invalid_request", "init cancelled; nothing was written");
     }
   };
-  const askFor = async <T>(prompt: string, fallback: string | undefined, parse: (text: string) => T): Promise<T> => {
+  const askFor = async <T>(
+    prompt: string,
+    fallback: string | undefined,
+    parse: (text: string) => T | Promise<T>,
+  ): Promise<T> => {
     for (let attempt = 1; ; attempt++) {
       const text = (await ask(fallback ? `${prompt} [${fallback}]: ` : `${prompt}: `)).trim();
       try {
-        return parse(text === "" && fallback !== undefined ? fallback : text);
+        return await parse(text === "" && fallback !== undefined ? fallback : text);
       } catch (error) {
         if (!interactive || attempt >= 5) throw error;
         ctx.stdout.write(`  ${(error as Error).message}\n`);
@@ -91,29 +97,48 @@ async function askInitQuestions(ctx: CliContext): Promise<Partial<InitAnswers>> 
     const name = await askFor("Name of your assistant", setup.DEFAULT_ANSWERS.name, setup.parseName);
     const { lang } = readSettingsOf(ctx.env, ["lang"]);
     const language = await askFor("Language, en or fr", languageFromEnv(lang, ctx.env), setup.parseLanguage);
-    ctx.stdout.write(
-      [
-        "Which model answers your chats?",
-        "  1) embedded      a local model inside the assistant: no account, no cloud call",
-        "  2) local_server  a local model server you run (Ollama-compatible)",
-        "  3) cloud_a       a cloud provider; its key goes into the encrypted vault, never into a file",
-        "  4) cloud_b       another cloud provider; same as above",
-        "",
-      ].join("\n"),
-    );
-    const provider = await askFor("Provider", setup.DEFAULT_ANSWERS.provider, setup.parseProvider);
+    const menu = setup.PROVIDER_MENU.map((entry, i) => `  ${i + 1}) ${entry.name.padEnd(14)} ${entry.text}`);
+    ctx.stdout.write(["Which model answers your chats?", ...menu, ""].join("\n"));
+    const choice = await askFor("Provider", setup.DEFAULT_ANSWERS.provider, setup.parseMenuChoice);
+    const provider = choice.provider;
     const answers: Partial<InitAnswers> = { name, language, provider };
-    if (provider === "local_server") {
-      answers.local_server_url = await askFor("Local server URL", setup.LOCAL_SERVER_URL, setup.parseUrl);
+    const { hasModel, listed, protocolOf, verifyModelServer } = await import("../llm/serverCheck.ts");
+    let models: string[] | undefined;
+    if (setup.isLocalServer(provider)) {
+      answers.server_url = await askFor("Server URL", choice.url, async (text) => {
+        const url = setup.parseUrl(text);
+        if (probe) {
+          const server = await verifyModelServer(provider, url, { instead: otherMenuChoice });
+          models = server.models;
+          ctx.stdout.write(`  it answers; ${listed(server.models, server.protocol)}\n`);
+        }
+        return url;
+      });
     }
     if (provider !== "embedded") {
-      const fallback = setup.DEFAULT_MODELS[provider];
-      answers.model = await askFor(fallback ? "Model" : `Model (as ${provider} names it)`, fallback, setup.parseModel);
+      const fallback = models?.[0] ?? setup.DEFAULT_MODELS[provider];
+      answers.model = await askFor(fallback ? "Model" : `Model (as ${provider} names it)`, fallback, async (text) => {
+        const model = setup.parseModel(text);
+        if (models && setup.isLocalServer(provider) && !hasModel(models, model)) {
+          const what = listed(models, protocolOf(provider));
+          throw new AppError("invalid_request", `model: the server has no model "${model}"; ${what}`, {
+            field: "model",
+          });
+        }
+        return model;
+      });
     }
     return answers;
   } finally {
     rl.close();
   }
+}
+
+/** A server of the other local kind answered: the menu line to choose instead. */
+function otherMenuChoice(provider: "local_server" | "lowbit_server"): string {
+  return provider === "local_server"
+    ? "choose ollama (2) instead"
+    : "choose openai_server (3) or llama_server (4) instead";
 }
 
 /** The language a person probably wants: French when ASSISTANT_LANG or their locale says so, else English. */
@@ -189,7 +214,8 @@ function registerConfigValidate(config: Command, ctx: CliContext): void {
       ]);
       const reports = validateConfigFiles(ctx.paths);
       const invalid = reports.filter((r) => r.status === "invalid");
-      output(ctx, opts.json, { valid: invalid.length === 0, files: reports }, () =>
+      const unknown = await unknownVariables(ctx, reports);
+      output(ctx, opts.json, { valid: invalid.length === 0, files: reports, unknown_variables: unknown }, () =>
         reports
           .map((r) => {
             if (r.status === "invalid") return `INVALID  ${describe(r)}`;
@@ -200,10 +226,21 @@ function registerConfigValidate(config: Command, ctx: CliContext): void {
           })
           .join("\n"),
       );
+      if (!opts.json) {
+        const { describeUnknownEnvName } = await import("../config/envNames.ts");
+        for (const name of unknown) ctx.stderr.write(`warning: ${describeUnknownEnvName(name)}\n`);
+      }
       if (invalid.length > 0) {
         throw new AppError("config_invalid", `invalid configuration:\n  ${invalid.map(describe).join("\n  ")}`);
       }
     });
+}
+
+/** The unknown ASSISTANT_* names of the env files (none while an env file is itself invalid: that is reported). */
+async function unknownVariables(ctx: CliContext, reports: Array<{ file: string; status: string }>) {
+  const { unknownEnvNames } = await import("../config/envNames.ts");
+  const envFiles = [ctx.paths.assistantEnv, ctx.paths.connectorsEnv];
+  return reports.some((r) => envFiles.includes(r.file) && r.status === "invalid") ? [] : unknownEnvNames(ctx.paths);
 }
 
 function describe(report: { file: string; error?: { key: string; reason: string } }): string {
@@ -273,6 +310,22 @@ function registerConfigEnv(config: Command, ctx: CliContext): void {
       );
       if (ctx.env[key] !== undefined) {
         ctx.stderr.write(`note: ${key} is also set in your environment, which takes precedence over assistant.env\n`);
+      }
+    });
+
+  registerConfigEnvUnset(env, ctx);
+}
+
+function registerConfigEnvUnset(env: Command, ctx: CliContext): void {
+  env
+    .command("unset <KEY>")
+    .description("remove a variable from assistant.env and connectors.env (its default applies again)")
+    .action(async (key: string) => {
+      const { unsetEnvSetting } = await import("../setup/envSettings.ts");
+      const { files } = unsetEnvSetting(ctx.paths, key);
+      ctx.stdout.write(`removed ${key} from ${files.join(" and ")}; restart the daemon to apply it (\`assistant restart\`)\n`);
+      if (ctx.env[key] !== undefined) {
+        ctx.stderr.write(`note: ${key} is still set in your environment, which takes precedence over assistant.env\n`);
       }
     });
 }

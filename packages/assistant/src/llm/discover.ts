@@ -1,44 +1,77 @@
+import type { LlmRouterConfig } from "../config/schemas/llmRouter.ts";
 import { readSettingsOf } from "../config/settings.ts";
-import { asArray, asRecord, openAiBaseUrl, requestJson, serverRoot } from "./providers/httpCommon.ts";
+import { openAiBaseUrl, serverRoot } from "./providers/httpCommon.ts";
+import { setServerCommand } from "./serverCheck.ts";
+import { type ServerProbe, probeModelServer } from "./serverProbe.ts";
 
-// Finds model servers on this machine: Ollama (local_server) and llama.cpp's llama-server (lowbit_server).
-// Every candidate is probed in parallel under one short timeout, so a missing server costs at most that.
+// Finds model servers: the URLs the router file already names, LOCAL_SERVER_HOST, URLs given on the command line
+// and the usual local ports (Ollama 11434, llama-server 8080, LM Studio 1234, vLLM 8000). Each is asked both
+// protocols (serverProbe.ts), so what a server is comes from what it answers, not from its port: an Ollama
+// server is reported as local_server, any other OpenAI-compatible one as lowbit_server, each with the command
+// that makes it answer chats. Every candidate is probed in parallel under one short timeout.
 
 export type LocalServerKind = "local_server" | "lowbit_server";
 
+/** Where a candidate URL came from. */
+export type CandidateSource = "--url" | "llm_router.yaml" | "LOCAL_SERVER_HOST" | "default port";
+
 export interface DiscoveryCandidate {
+  /** What a server at this URL is expected to be; what answers decides. */
   provider: LocalServerKind;
   /** Root or OpenAI-style URL; the result reports the value to put in the router file. */
   base_url: string;
+  source: CandidateSource;
 }
 
 export interface DiscoveredServer {
+  /** The provider that speaks what the server answers (the expected one when nothing answered). */
   provider: LocalServerKind;
-  /** Ollama: the root URL; llama-server: the OpenAI-style URL ending in /v1. */
+  /** Ollama: the root URL; OpenAI-compatible: the URL ending in /v1. */
   base_url: string;
+  source: CandidateSource;
+  /** A model server answered there. */
   reachable: boolean;
   version?: string;
   models: string[];
   error?: string;
+  /** The command that makes this server answer chats ("use this server"); only for reachable ones. */
+  use?: string;
 }
 
 export interface DiscoverOptions {
   /** Per-candidate budget (default 800 ms). */
   timeoutMs?: number;
-  /** Replaces the default candidates (LOCAL_SERVER_HOST, 127.0.0.1:11434, 127.0.0.1:8080). */
+  /** Replaces the default candidates. */
   candidates?: DiscoveryCandidate[];
 }
 
 const DEFAULT_TIMEOUT_MS = 800;
 
-export function defaultCandidates(env: NodeJS.ProcessEnv): DiscoveryCandidate[] {
-  const candidates: DiscoveryCandidate[] = [];
+const USUAL_PORTS: DiscoveryCandidate[] = [
+  { provider: "local_server", base_url: "http://127.0.0.1:11434", source: "default port" }, // Ollama
+  { provider: "lowbit_server", base_url: "http://127.0.0.1:8080/v1", source: "default port" }, // llama-server
+  { provider: "lowbit_server", base_url: "http://127.0.0.1:1234/v1", source: "default port" }, // LM Studio
+  { provider: "lowbit_server", base_url: "http://127.0.0.1:8000/v1", source: "default port" }, // vLLM
+];
+
+/** URLs given on the command line first, then the router file's, LOCAL_SERVER_HOST and the usual ports, each once. */
+export function defaultCandidates(
+  env: NodeJS.ProcessEnv,
+  config?: Pick<LlmRouterConfig, "providers">,
+  urls: string[] = [],
+): DiscoveryCandidate[] {
+  const candidates: DiscoveryCandidate[] = urls.map((url) => ({
+    provider: "lowbit_server",
+    base_url: url,
+    source: "--url",
+  }));
+  for (const provider of ["local_server", "lowbit_server"] as const) {
+    const url = config?.providers[provider]?.base_url;
+    if (url) candidates.push({ provider, base_url: url, source: "llm_router.yaml" });
+  }
   const host = readSettingsOf(env, ["localServerHost"]).localServerHost;
-  if (host) candidates.push({ provider: "local_server", base_url: host });
-  candidates.push(
-    { provider: "local_server", base_url: "http://127.0.0.1:11434" },
-    { provider: "lowbit_server", base_url: "http://127.0.0.1:8080" },
-  );
+  if (host) candidates.push({ provider: "local_server", base_url: host, source: "LOCAL_SERVER_HOST" });
+  candidates.push(...USUAL_PORTS);
   const seen = new Set<string>();
   return candidates.filter((c) => {
     const key = serverRoot(c.base_url);
@@ -55,61 +88,52 @@ export async function discoverLocalServers(
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const candidates = options.candidates ?? defaultCandidates(env);
   return Promise.all(
-    candidates.map((candidate) => {
-      const signal = AbortSignal.timeout(timeoutMs);
-      return candidate.provider === "local_server"
-        ? probeOllama(serverRoot(candidate.base_url), signal, timeoutMs)
-        : probeLlamaServer(serverRoot(candidate.base_url), signal, timeoutMs);
-    }),
+    candidates.map(async (candidate) => found(candidate, await probeModelServer(candidate.base_url, { timeoutMs }))),
   );
 }
 
-async function probeOllama(root: string, signal: AbortSignal, timeoutMs: number): Promise<DiscoveredServer> {
-  const result: DiscoveredServer = { provider: "local_server", base_url: root, reachable: false, models: [] };
-  try {
-    const [version, tags] = await Promise.all([
-      requestJson("local_server", `${root}/api/version`, { signal }),
-      requestJson("local_server", `${root}/api/tags`, { signal }),
-    ]);
-    const versionText = asRecord(version).version;
-    return {
-      ...result,
-      reachable: true,
-      ...(typeof versionText === "string" ? { version: versionText } : {}),
-      models: modelNames(asRecord(tags).models, "name"),
-    };
-  } catch (error) {
-    return { ...result, error: probeError(error, signal, timeoutMs) };
+function found(candidate: DiscoveryCandidate, probe: ServerProbe): DiscoveredServer {
+  // Ollama also answers the OpenAI API; its own API is the better one to use.
+  if (probe.protocols.includes("ollama")) {
+    return described("local_server", probe.root, candidate, probe.models.ollama ?? [], probe.version);
   }
-}
-
-/** llama-server answers /health (503 while loading) and /v1/models; either one answering proves it is there. */
-async function probeLlamaServer(root: string, signal: AbortSignal, timeoutMs: number): Promise<DiscoveredServer> {
-  const result: DiscoveredServer = {
-    provider: "lowbit_server",
-    base_url: openAiBaseUrl(root),
+  if (probe.protocols.includes("openai")) {
+    return described("lowbit_server", openAiBaseUrl(candidate.base_url), candidate, probe.models.openai ?? []);
+  }
+  const expected = candidate.provider === "local_server" ? probe.root : openAiBaseUrl(candidate.base_url);
+  const error = probe.answered
+    ? `answers HTTP but is not a model server (${probe.failures.ollama}; ${probe.failures.openai})`
+    : (probe.failures[candidate.provider === "local_server" ? "ollama" : "openai"] ?? "no answer");
+  return {
+    provider: candidate.provider,
+    base_url: expected,
+    source: candidate.source,
     reachable: false,
     models: [],
+    error,
   };
-  const [health, models] = await Promise.allSettled([
-    requestJson("lowbit_server", `${root}/health`, { signal }),
-    requestJson("lowbit_server", `${root}/v1/models`, { signal }),
-  ]);
-  if (models.status === "fulfilled") {
-    return { ...result, reachable: true, models: modelNames(asRecord(models.value).data, "id") };
-  }
-  if (health.status === "fulfilled") return { ...result, reachable: true };
-  return { ...result, error: probeError(health.reason, signal, timeoutMs) };
 }
 
-function modelNames(list: unknown, field: string): string[] {
-  return asArray(list).flatMap((entry) => {
-    const name = asRecord(entry)[field];
-    return typeof name === "string" ? [name] : [];
-  });
+function described(
+  provider: LocalServerKind,
+  baseUrl: string,
+  candidate: DiscoveryCandidate,
+  models: string[],
+  version?: string,
+): DiscoveredServer {
+  const route = models[0] ? ` --category conversation --model ${shellWord(models[0])}` : "";
+  return {
+    provider,
+    base_url: baseUrl,
+    source: candidate.source,
+    reachable: true,
+    ...(version ? { version } : {}),
+    models,
+    use: `${setServerCommand(provider, baseUrl)}${route}`,
+  };
 }
 
-function probeError(error: unknown, signal: AbortSignal, timeoutMs: number): string {
-  if (signal.aborted) return `no answer within ${timeoutMs} ms`;
-  return error instanceof Error ? error.message : String(error);
+/** Model names are usually plain (llama3.2:3b, org/model); anything else is quoted so the command copies as is. */
+function shellWord(text: string): string {
+  return /^[\w.:/@+=-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`;
 }

@@ -8,20 +8,51 @@ export const LANGUAGES = ["en", "fr"] as const;
 export type Language = (typeof LANGUAGES)[number];
 
 /** The provider the `conversation` route starts with; the embedded model and core always stay as fallbacks. */
-export const PROVIDER_CHOICES = ["embedded", "local_server", "cloud_a", "cloud_b"] as const;
+export const PROVIDER_CHOICES = ["embedded", "local_server", "lowbit_server", "cloud_a", "cloud_b"] as const;
 export type ProviderChoice = (typeof PROVIDER_CHOICES)[number];
+/** The providers that are a server the person runs, whose URL init asks for. */
+export type LocalServerChoice = "local_server" | "lowbit_server";
 
 export interface InitAnswers {
   name: string;
   language: Language;
   provider: ProviderChoice;
-  /** Only for local_server; default LOCAL_SERVER_URL. */
-  local_server_url?: string;
+  /** Only for a local server (local_server, lowbit_server); default that kind's usual URL. */
+  server_url?: string;
   /** The model of the chosen provider (not used for embedded, which uses the catalogue default). */
   model?: string;
 }
 
 export const LOCAL_SERVER_URL = "http://localhost:11434";
+/** llama.cpp's llama-server listens there by default. */
+export const LOWBIT_SERVER_URL = "http://localhost:8080/v1";
+
+/**
+ * What init offers, in order: three kinds of local server, two of which are the OpenAI-compatible provider with
+ * the usual URL of the server named (LM Studio listens on 1234, vLLM on 8000, llama-server on 8080).
+ */
+export const PROVIDER_MENU: ReadonlyArray<{ name: string; provider: ProviderChoice; url?: string; text: string }> = [
+  { name: "embedded", provider: "embedded", text: "a local model inside the assistant: no account, no cloud call" },
+  { name: "ollama", provider: "local_server", url: LOCAL_SERVER_URL, text: "an Ollama server you run" },
+  {
+    name: "openai_server",
+    provider: "lowbit_server",
+    url: "http://localhost:1234/v1",
+    text: "an OpenAI-compatible server you run: LM Studio (port 1234), vLLM (8000)…",
+  },
+  {
+    name: "llama_server",
+    provider: "lowbit_server",
+    url: LOWBIT_SERVER_URL,
+    text: "llama.cpp's llama-server (port 8080)",
+  },
+  {
+    name: "cloud_a",
+    provider: "cloud_a",
+    text: "a cloud provider; its key goes into the encrypted vault, never into a file",
+  },
+  { name: "cloud_b", provider: "cloud_b", text: "another cloud provider; same as above" },
+];
 
 /** A model a fresh install of each provider is likely to have; cloud_b has no obvious one, so it is asked for. */
 export const DEFAULT_MODELS: Partial<Record<ProviderChoice, string>> = {
@@ -55,21 +86,32 @@ export function parseLanguage(text: string): Language {
   return found;
 }
 
-/** Accepts the provider name or its number in the list shown by `assistant init` (1-based). */
-export function parseProvider(text: string): ProviderChoice {
+/** A line of `assistant init`'s menu: its number (1-based), its name, or a provider id. */
+export function parseMenuChoice(text: string): (typeof PROVIDER_MENU)[number] {
   const value = text.trim().toLowerCase();
-  const byNumber = /^\d+$/.test(value) ? PROVIDER_CHOICES[Number(value) - 1] : undefined;
-  const found = byNumber ?? PROVIDER_CHOICES.find((p) => p === value);
-  if (!found)
-    throw invalid("provider", `expected one of ${PROVIDER_CHOICES.join(", ")} (or 1 to ${PROVIDER_CHOICES.length})`);
+  const found = /^\d+$/.test(value)
+    ? PROVIDER_MENU[Number(value) - 1]
+    : (PROVIDER_MENU.find((entry) => entry.name === value) ?? PROVIDER_MENU.find((entry) => entry.provider === value));
+  if (!found) {
+    const names = PROVIDER_MENU.map((entry) => entry.name).join(", ");
+    throw invalid("provider", `expected one of ${names} (or 1 to ${PROVIDER_MENU.length})`);
+  }
   return found;
+}
+
+export function parseProvider(text: string): ProviderChoice {
+  return parseMenuChoice(text).provider;
+}
+
+export function isLocalServer(provider: ProviderChoice): provider is LocalServerChoice {
+  return provider === "local_server" || provider === "lowbit_server";
 }
 
 export function parseUrl(text: string): string {
   const value = text.trim();
   const result = httpUrl.safeParse(value);
   if (!result.success)
-    throw invalid("local_server_url", result.error.issues[0]?.message ?? "expected an http:// or https:// URL");
+    throw invalid("server_url", result.error.issues[0]?.message ?? "expected an http:// or https:// URL");
   return value;
 }
 
@@ -87,7 +129,11 @@ export function normalizeAnswers(input: Partial<InitAnswers>): InitAnswers {
     language: input.language === undefined ? DEFAULT_ANSWERS.language : parseLanguage(input.language),
     provider,
   };
-  if (provider === "local_server") answers.local_server_url = parseUrl(input.local_server_url ?? LOCAL_SERVER_URL);
+  if (isLocalServer(provider)) {
+    answers.server_url = parseUrl(
+      input.server_url ?? (provider === "local_server" ? LOCAL_SERVER_URL : LOWBIT_SERVER_URL),
+    );
+  }
   if (provider !== "embedded") {
     const model = input.model ?? DEFAULT_MODELS[provider];
     if (model === undefined) throw invalid("model", `${provider} needs a model name (as your provider names it)`);

@@ -5,7 +5,7 @@ import { readEnvFile, writeEnvValue } from "../config/envFile.ts";
 import type { DataPaths } from "../config/paths.ts";
 import { type AgentProfileInput, agentProfileSchema } from "../config/schemas/agentProfile.ts";
 import { writeFileAtomic } from "../util/atomicWrite.ts";
-import { type InitAnswers, type Language, normalizeAnswers, vaultKeyFor } from "./answers.ts";
+import { type InitAnswers, isLocalServer, type Language, normalizeAnswers, vaultKeyFor } from "./answers.ts";
 import { ensureDataDir } from "./dataDir.ts";
 import { routerYamlFor } from "./routerFile.ts";
 
@@ -92,10 +92,8 @@ function nextSteps(answers: InitAnswers, files: InitFileResult[]): string[] {
       `Store your ${answers.provider} API key in the encrypted vault: \`assistant vault set ${key}\` (type or pipe the key).`,
     );
   }
-  if (answers.provider === "local_server") {
-    steps.push(
-      `Make sure your local model server runs at ${answers.local_server_url} and has the model ${answers.model}.`,
-    );
+  if (isLocalServer(answers.provider)) {
+    steps.push(`Keep your model server running at ${answers.server_url} with the model ${answers.model}.`);
   }
   if (files.some((f) => f.action === "skipped" && f.file !== "assistant.env")) {
     steps.push("Some files already existed and were kept; `assistant init --force` replaces them.");

@@ -3,7 +3,7 @@ import { validateConfigValue } from "../config/configValue.ts";
 import { DEFAULT_ROUTER_YAML } from "../config/defaults.ts";
 import { llmRouterSchema } from "../config/schemas/llmRouter.ts";
 import { parseYaml, renderYaml, yamlDocumentValue } from "../config/yamlDocument.ts";
-import { type InitAnswers, vaultKeyFor } from "./answers.ts";
+import { type InitAnswers, isLocalServer, vaultKeyFor } from "./answers.ts";
 
 // The llm_router.yaml `assistant init` writes. It starts from the commented default file and, for a chosen
 // provider, puts that provider first in `conversation` with the embedded model and core kept as fallbacks, so
@@ -17,10 +17,9 @@ export function routerYamlFor(answers: InitAnswers, file = "llm_router.yaml"): s
   if (answers.provider === "embedded") return DEFAULT_ROUTER_YAML;
   const doc = parseYaml(DEFAULT_ROUTER_YAML, file);
   const provider = answers.provider;
-  const settings =
-    provider === "local_server"
-      ? { base_url: answers.local_server_url }
-      : { api_key_ref: `vault://${vaultKeyFor(provider)}` };
+  const settings = isLocalServer(provider)
+    ? { base_url: answers.server_url }
+    : { api_key_ref: `vault://${vaultKeyFor(provider)}` };
 
   const root = doc.contents;
   const taskTypes = doc.get("task_types", true);
@@ -42,10 +41,9 @@ export function routerYamlFor(answers: InitAnswers, file = "llm_router.yaml"): s
     "conversation",
     doc.createNode({ primary: { provider, model: answers.model }, fallback: [EMBEDDED, CORE] }),
   );
-  taskTypes.commentBefore =
-    provider === "local_server"
-      ? ` Your local model server answers first. When it is unreachable the embedded local model takes over, and\n the built-in core answers help and status last.`
-      : ` ${provider} answers first, with the key stored in the vault (\`assistant vault set ${vaultKeyFor(provider)}\`).\n Without the key, or offline, the embedded local model takes over, and the built-in core answers last.`;
+  taskTypes.commentBefore = isLocalServer(provider)
+    ? ` Your local model server answers first. When it is unreachable the embedded local model takes over, and\n the built-in core answers help and status last.`
+    : ` ${provider} answers first, with the key stored in the vault (\`assistant vault set ${vaultKeyFor(provider)}\`).\n Without the key, or offline, the embedded local model takes over, and the built-in core answers last.`;
 
   // Whatever the user typed, the file written is one the daemon accepts.
   validateConfigValue(llmRouterSchema, yamlDocumentValue(doc, file), file);

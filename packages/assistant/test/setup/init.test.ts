@@ -1,6 +1,9 @@
 import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { closedPort } from "../llm/providers/helpers.ts";
+import { startOllamaServer } from "../llm/servers/ollamaServer.ts";
+import { type ScriptedServer, startOpenAiServer } from "../llm/servers/openaiServer.ts";
 import { allFileTexts, modeOf, sandbox } from "./helpers.ts";
 
 const EMBEDDED = { provider: "assistant_embedded", model: "default" };
@@ -87,16 +90,32 @@ describe("assistant init --defaults", () => {
   });
 });
 
+// Local model servers init asks before writing: one speaking Ollama's API, one OpenAI's (LM Studio, vLLM...).
+let ollama: ScriptedServer;
+let openai: ScriptedServer;
+beforeAll(async () => {
+  [ollama, openai] = await Promise.all([
+    startOllamaServer({ models: [{ name: "llama3.2:latest" }, { name: "qwen2.5:7b" }] }),
+    startOpenAiServer({ models: [{ id: "fake-7b", object: "model" }] }),
+  ]);
+});
+afterAll(async () => {
+  await Promise.all([ollama.close(), openai.close()]);
+});
+
 describe("assistant init answering questions on standard input", () => {
   it("sets up a local model server first, with the embedded model and core as fallbacks", async () => {
     const box = sandbox();
-    const res = await box.run(["init"], { input: "Jarvis\nfr\nlocal_server\nhttp://192.168.1.20:11434\nqwen2.5:7b\n" });
+    const res = await box.run(["init"], { input: `Jarvis\nfr\nlocal_server\n${ollama.url}\nqwen2.5:7b\n` });
     expect(res.code, res.stderr).toBe(0);
     expect(res.stdout).toContain("Name of your assistant [Assistant]: Jarvis");
     expect(res.stdout).toContain("Provider [embedded]: local_server");
+    expect(res.stdout).toContain(
+      "  it answers; it lists 2 models: llama3.2:latest, qwen2.5:7b\nModel [llama3.2:latest]: qwen2.5:7b",
+    );
 
     const router = box.yaml("llm_router.yaml");
-    expect(router.providers).toEqual({ local_server: { base_url: "http://192.168.1.20:11434" } });
+    expect(router.providers).toEqual({ local_server: { base_url: ollama.url } });
     expect(router.task_types.conversation).toEqual({
       primary: { provider: "local_server", model: "qwen2.5:7b" },
       fallback: [EMBEDDED, CORE],
@@ -122,7 +141,7 @@ describe("assistant init answering questions on standard input", () => {
   it("refers a cloud provider's key to the vault and never writes a key, even one in the environment", async () => {
     const box = sandbox();
     const secret = "sk-test-0123456789abcdef-secret";
-    const res = await box.run(["init"], { input: "Ada\nen\n3\n\n", env: { CLOUD_A_API_KEY: secret } });
+    const res = await box.run(["init"], { input: "Ada\nen\n5\n\n", env: { CLOUD_A_API_KEY: secret } });
     expect(res.code, res.stderr).toBe(0);
     const router = box.yaml("llm_router.yaml");
     expect(router.providers.cloud_a).toEqual({ api_key_ref: "vault://cloud_a_api_key" });
@@ -146,8 +165,63 @@ describe("assistant init answering questions on standard input", () => {
     expect(bad.stderr).toMatch(/^error: language: expected one of en, fr/m);
     const badUrl = await box.run(["init"], { input: "Ada\nen\n2\nftp://server\n" });
     expect(badUrl.code).toBe(1);
-    expect(badUrl.stderr).toMatch(/local_server_url: expected an http:\/\/ or https:\/\/ URL/);
+    expect(badUrl.stderr).toMatch(/server_url: expected an http:\/\/ or https:\/\/ URL/);
     expect(existsSync(box.dataDir)).toBe(false);
+  });
+});
+
+describe("assistant init with a local model server", () => {
+  it("offers Ollama, an OpenAI-compatible server and llama-server; the model defaults to the first one listed", async () => {
+    const box = sandbox();
+    const res = await box.run(["init"], { input: `Ada\nen\n3\n${openai.url}/v1\n\n` });
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stdout).toContain(
+      [
+        "  2) ollama         an Ollama server you run",
+        "  3) openai_server  an OpenAI-compatible server you run: LM Studio (port 1234), vLLM (8000)…",
+        "  4) llama_server   llama.cpp's llama-server (port 8080)",
+      ].join("\n"),
+    );
+    expect(res.stdout).toContain("Server URL [http://localhost:1234/v1]: ");
+    expect(res.stdout).toContain("Model [fake-7b]: \n"); // an empty answer takes the default
+    const router = box.yaml("llm_router.yaml");
+    expect(router.providers).toEqual({ lowbit_server: { base_url: `${openai.url}/v1` } });
+    expect(router.task_types.conversation).toEqual({
+      primary: { provider: "lowbit_server", model: "fake-7b" },
+      fallback: [EMBEDDED, CORE],
+    });
+    expect((await box.run(["init", "--force"], { input: "Ada\nen\n4\n" })).stdout).toContain(
+      "Server URL [http://localhost:8080/v1]: ",
+    );
+  });
+
+  it("refuses the wrong kind of server, a model it does not list and a server that does not answer", async () => {
+    const box = sandbox();
+    const wrongKind = await box.run(["init"], { input: `Ada\nen\nollama\n${openai.url}/v1\n` });
+    expect(wrongKind.code).toBe(1);
+    expect(wrongKind.stderr).toContain(
+      "and local_server speaks Ollama's API: choose openai_server (3) or llama_server (4) instead",
+    );
+    const otherWay = await box.run(["init"], { input: `Ada\nen\nllama_server\n${ollama.url}\n` });
+    expect(otherWay.stderr).toContain("which lowbit_server speaks: choose ollama (2) instead");
+
+    const unknown = await box.run(["init"], { input: `Ada\nen\n2\n${ollama.url}\nmistral\n` });
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toBe(
+      'error: model: the server has no model "mistral"; it lists 2 models: llama3.2:latest, qwen2.5:7b\n',
+    );
+    const closed = `http://127.0.0.1:${await closedPort()}`;
+    const down = await box.run(["init"], { input: `Ada\nen\n2\n${closed}\n\n` });
+    expect(down.stderr).toContain(`error: cannot reach ${closed} (ECONNREFUSED): start the server or check the URL`);
+    expect(existsSync(box.dataDir)).toBe(false);
+
+    // --no-probe: for a server that is not running yet.
+    const later = await box.run(["init", "--no-probe"], { input: `Ada\nen\n2\n${closed}\n\n` });
+    expect(later.code, later.stderr).toBe(0);
+    expect(box.yaml("llm_router.yaml").task_types.conversation.primary).toEqual({
+      provider: "local_server",
+      model: "llama3.2",
+    });
   });
 });
 

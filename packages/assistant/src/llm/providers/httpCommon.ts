@@ -159,7 +159,8 @@ export async function requestJson(provider: RouteProvider, url: string, request:
   }
 }
 
-function networkCause(error: unknown): string {
+/** Why a request got no HTTP answer, short: the system's code (ECONNREFUSED, ENOTFOUND...) when there is one. */
+export function networkCause(error: unknown): string {
   const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
   if (typeof cause?.code === "string") return cause.code;
   if (typeof cause?.message === "string") return cause.message;

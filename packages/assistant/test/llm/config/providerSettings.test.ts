@@ -5,7 +5,7 @@ import { llmRouterSchema } from "../../../src/config/schemas/llmRouter.ts";
 import { addCloudA, addCloudB, listProviders, setLocalServer } from "../../../src/llm/providerSettings.ts";
 import { AppError } from "../../../src/util/errors.ts";
 import { Vault } from "../../../src/vault/vault.ts";
-import { appError, tempData } from "../../config/helpers.ts";
+import { tempData } from "../../config/helpers.ts";
 
 const SECRET = "sk-unit-7f3a9c1e-do-not-print";
 
@@ -69,10 +69,10 @@ describe("listProviders", () => {
   });
 });
 
-describe("setLocalServer", () => {
-  it("writes the default URL into a new router file", () => {
+describe("setLocalServer without asking the server (probe: false)", () => {
+  it("writes the default URL into a new router file", async () => {
     const { data, router } = setup();
-    const change = setLocalServer(data.paths, {});
+    const change = await setLocalServer(data.paths, { probe: false });
     expect(change).toEqual({
       provider: "local_server",
       file: data.paths.routerFile,
@@ -81,12 +81,13 @@ describe("setLocalServer", () => {
     expect(parse(router()).providers).toEqual({ local_server: { base_url: "http://localhost:11434" } });
   });
 
-  it("sets a category's route with the model", () => {
+  it("sets a category's route with the model", async () => {
     const { data, router } = setup();
-    const change = setLocalServer(data.paths, {
+    const change = await setLocalServer(data.paths, {
       url: "http://10.0.0.5:11434",
       category: "code_generation",
       model: "qwen",
+      probe: false,
     });
     expect(change.route).toMatchObject({
       category: "code_generation",
@@ -97,16 +98,18 @@ describe("setLocalServer", () => {
     expect(file.task_types.code_generation.primary).toEqual({ provider: "local_server", model: "qwen" });
   });
 
-  it("refuses a bad URL or a category without a model before writing anything", () => {
+  it("refuses a bad URL or a category without a model before writing anything", async () => {
     const { data } = setup();
     for (const url of ["ftp://box", "localhost:11434", "http://user:pw@box:11434"]) {
-      const error = appError(() => setLocalServer(data.paths, { url }));
+      const error = await rejection(setLocalServer(data.paths, { url, probe: false }));
       expect(error.message).toMatch(/^invalid local server URL: /);
     }
-    expect(appError(() => setLocalServer(data.paths, { category: "conversation" })).message).toBe(
-      "a category needs the model local_server should use for it",
+    expect((await rejection(setLocalServer(data.paths, { category: "conversation", probe: false }))).message).toBe(
+      "a category needs the model local_server should use for it (--model)",
     );
-    expect(appError(() => setLocalServer(data.paths, { model: "m" })).message).toMatch(/needs a category/);
+    expect((await rejection(setLocalServer(data.paths, { model: "m", probe: false }))).message).toMatch(
+      /needs a category/,
+    );
     expect(existsSync(data.paths.routerFile)).toBe(false);
   });
 });

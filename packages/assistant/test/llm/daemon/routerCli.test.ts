@@ -58,14 +58,20 @@ const run = (args: string[], env: NodeJS.ProcessEnv = {}) =>
   runCli(args, { env: { ASSISTANT_DATA_DIR: dataDir, ...env } });
 
 describe("assistant router discover / assistant discover", () => {
-  it("finds the Ollama server named by LOCAL_SERVER_HOST and says how to use it", async () => {
-    const res = await run(["router", "discover", "--json"], { LOCAL_SERVER_HOST: ollama.url });
-    expect(res.code).toBe(0);
-    const found = res.json().find((s: { base_url: string }) => s.base_url === ollama.url);
-    expect(found).toMatchObject({ provider: "local_server", reachable: true, models: ["llama3.2:3b"] });
-    const text = await run(["discover"], { LOCAL_SERVER_HOST: ollama.url });
-    expect(text.stdout).toContain(`${ollama.url}  reachable`);
-    expect(text.stdout).toContain("assistant config provider set-local-server --url");
+  it("asks the servers of llm_router.yaml and LOCAL_SERVER_HOST, and says how to use each", async () => {
+    const res = await run(["router", "discover", "--json"], { LOCAL_SERVER_HOST: "http://127.0.0.1:9" });
+    expect(res.code, res.stderr).toBe(0);
+    const found = res.json();
+    expect(found.slice(0, 3)).toMatchObject([
+      { provider: "local_server", base_url: ollama.url, source: "llm_router.yaml", reachable: true },
+      { provider: "lowbit_server", base_url: `${llamacpp.url}/v1`, source: "llm_router.yaml", reachable: true },
+      { provider: "local_server", base_url: "http://127.0.0.1:9", source: "LOCAL_SERVER_HOST", reachable: false },
+    ]);
+    const text = await run(["discover"]);
+    expect(text.stdout).toContain(`${ollama.url}     Ollama 0.12.0, 1 model: llama3.2:3b (llm_router.yaml)\n`);
+    expect(text.stdout).toContain(
+      `  use this server: assistant config provider set-lowbit-server --url ${llamacpp.url}/v1 --category conversation --model qwen-lowbit\n`,
+    );
   });
 });
 
