@@ -4,6 +4,7 @@ import { checkConfigFiles, checkSettings } from "./checkConfig.ts";
 import { checkDataDir } from "./checkDataDir.ts";
 import { checkEmbeddedModel, checkEmbeddedRuntime } from "./checkEmbedded.ts";
 import { checkPort } from "./checkPort.ts";
+import { checkProviders } from "./checkProviders.ts";
 import { checkDefaultRoute } from "./checkRouter.ts";
 import { checkCommandSandbox } from "./checkSandbox.ts";
 import { checkStore } from "./checkStore.ts";
@@ -18,7 +19,8 @@ export interface RunOptions {
 
 /**
  * Every health check, in the order a person would fix things: the data directory, the config files, the
- * default route, secrets, the port, the database, the embedded model. Read-only: nothing on disk changes.
+ * default route, the model servers the routes name, secrets, the port, the database, the embedded model.
+ * Read-only: nothing on disk changes.
  */
 export async function runChecks(
   paths: DataPaths,
@@ -29,11 +31,14 @@ export async function runChecks(
   const results: CheckResult[] = [];
   const dataDir = checkDataDir(ctx);
   results.push(dataDir);
+  // Network probes of the model servers run while the local checks do (bounded by PROBE_TIMEOUT_MS).
+  const providers = dataDir.status !== "fail" ? checkProviders(ctx) : Promise.resolve([]);
   // Below an unusable data directory every file check would only repeat the same problem.
   if (dataDir.status !== "fail") {
     results.push(...checkConfigFiles(ctx));
     const route = checkDefaultRoute(ctx);
     if (route) results.push(route);
+    results.push(...(await providers));
   }
   results.push(checkSettings(ctx));
   if (dataDir.status !== "fail") results.push(checkVaultKey(ctx), checkFileModes(ctx), checkStore(ctx));

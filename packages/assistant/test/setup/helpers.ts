@@ -101,5 +101,8 @@ export function checkById(checks: Check[], id: string): Check {
   return check;
 }
 
-/** Checks that depend on what this machine has installed (runtime, model), not on the data directory. */
-export const MACHINE_CHECKS = ["embedded.runtime", "embedded.model"];
+/**
+ * Checks that depend on what this machine has installed (runtime, model), not on the data directory; the default
+ * route answers with the embedded model, so whether it can answer depends on that model too.
+ */
+export const MACHINE_CHECKS = ["embedded.runtime", "embedded.model", "router.conversation"];

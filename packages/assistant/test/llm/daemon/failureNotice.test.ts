@@ -100,6 +100,23 @@ describe("assistant chat when the configured model server stops", () => {
     expect(JSON.stringify(backup.requests.map((r) => r.body))).not.toContain(KEY);
   });
 
+  it("doctor, run by the CLI and by the daemon, names the stopped server and says the conversation route cannot answer", async () => {
+    for (const args of [["doctor", "--json"], ["doctor", "--advice", "--json"]]) {
+      const res = await runCli(args, { env: { ASSISTANT_DATA_DIR: dataDir, LOWBIT_KEY: KEY } });
+      const checks = res.json().checks as Array<{ id: string; status: string; detail: string; fix?: string }>;
+      expect(checks.find((c) => c.id === "router.provider.lowbit_server")).toMatchObject({
+        status: "warn",
+        detail: expect.stringContaining(`cannot reach http://127.0.0.1:${port}/v1/models (ECONNREFUSED)`),
+        fix: expect.stringContaining("`assistant discover`"),
+      });
+      expect(checks.find((c) => c.id === "router.conversation")).toMatchObject({
+        status: "warn",
+        detail: expect.stringMatching(/^no model can answer a conversation \(lowbit_server\/fake-7b\)/),
+      });
+      expect(res.stdout).not.toContain(KEY);
+    }
+  });
+
   it("an interactive chat prints the notice after the answer and goes on", async () => {
     backup.enqueue({ kind: "reply", text: "first" }, { kind: "reply", text: "second" });
     const res = await runCli(["chat", "--task-type", "creative_writing"], {
