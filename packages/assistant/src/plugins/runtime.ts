@@ -10,6 +10,7 @@
 import type { Worker } from "node:worker_threads";
 import type { CallContext, Plugin } from "@extism/extism";
 import { FILES_FUNCTION, FILES_MODULE } from "./pluginFiles.ts";
+import { withoutWasiWarning } from "./wasiWarning.ts";
 import { type PreparedWasm, prepareWasm, WasmBinaryError, WebAssemblyApi } from "./wasmBinary.ts";
 import { FUEL_EXHAUSTED_TRAP, meterWasm } from "./wasmMetering.ts";
 
@@ -343,25 +344,27 @@ class SandboxedPlugin<C> implements PluginInstance<C> {
 
   async #ensureLive(): Promise<Live> {
     if (this.#live) return this.#live;
-    // Loaded with the first plugin call, not at the daemon's start: ~100 KB, and it loads WASI.
-    const { default: createPlugin } = await import("@extism/extism");
-    const plugin = await createPlugin(
-      { wasm: [{ module: this.#module }] },
-      {
-        runInWorker: true,
-        useWasi: false,
-        allowedPaths: {},
-        allowedHosts: [...this.#sandbox.allowedHosts],
-        config: { ...this.#sandbox.config },
-        fetch: (input, init) => this.#fetch(input, init),
-        logger: this.#logger(),
-        functions: {
-          [FILES_MODULE]: {
-            [FILES_FUNCTION]: (context: CallContext, request: bigint) => this.#files(context, request),
+    const plugin = await withoutWasiWarning(async () => {
+      // Loaded with the first plugin call, not at the daemon's start: ~100 KB, and it loads WASI.
+      const { default: createPlugin } = await import("@extism/extism");
+      return createPlugin(
+        { wasm: [{ module: this.#module }] },
+        {
+          runInWorker: true,
+          useWasi: false,
+          allowedPaths: {},
+          allowedHosts: [...this.#sandbox.allowedHosts],
+          config: { ...this.#sandbox.config },
+          fetch: (input, init) => this.#fetch(input, init),
+          logger: this.#logger(),
+          functions: {
+            [FILES_MODULE]: {
+              [FILES_FUNCTION]: (context: CallContext, request: bigint) => this.#files(context, request),
+            },
           },
         },
-      },
-    );
+      );
+    });
     const worker = (plugin as unknown as { worker: Worker }).worker;
     const live: Live = { plugin, worker };
     // The SDK does not listen for worker errors; an unhandled one would crash the daemon.
