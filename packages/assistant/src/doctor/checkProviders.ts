@@ -102,11 +102,7 @@ function conversationTargets(config: LlmRouterConfig) {
   return [{ provider: EMBEDDED, model: "default" } as const]; // the default route (llm/defaultRoute.ts)
 }
 
-async function probeHttp(
-  id: RouteProvider,
-  use: Usage,
-  router: ReturnType<typeof routerFromFile>,
-): Promise<Probe> {
+async function probeHttp(id: RouteProvider, use: Usage, router: ReturnType<typeof routerFromFile>): Promise<Probe> {
   const routes = `routes: ${[...use.routes].join(", ")}`;
   const models = [...use.models];
   const fail = (problem: string, fix: string): Probe => ({
@@ -136,7 +132,10 @@ async function probeHttp(
   }
   const missing = CLOUD.has(id) && listed.length === 0 ? [] : models.filter((m) => !listed.includes(m));
   if (missing.length > 0) {
-    const has = listed.length > 0 ? `it lists ${listed.slice(0, 8).join(", ")}${listed.length > 8 ? ", ..." : ""}` : "it lists no model";
+    const has =
+      listed.length > 0
+        ? `it lists ${listed.slice(0, 8).join(", ")}${listed.length > 8 ? ", ..." : ""}`
+        : "it lists no model";
     const probe = fail(
       `answers, but has no model ${missing.join(", ")}; ${has}`,
       id === "local_server"
@@ -233,9 +232,10 @@ function conversationCheck(config: LlmRouterConfig, probes: Map<RouteProvider, P
     );
   }
   const why = targets.map((t) => `${t.provider}/${t.model}: ${probes.get(t.provider)?.problem ?? "cannot answer"}`);
-  const fix = targets[0]?.provider === EMBEDDED
-    ? "run `assistant config models embedded-download`, or use a model server you run: `assistant discover`"
-    : `fix ${targets[0]?.provider ?? "the route"} as said above, or run \`assistant discover\``;
+  const fix =
+    targets[0]?.provider === EMBEDDED
+      ? "run `assistant config models embedded-download`, or use a model server you run: `assistant discover`"
+      : `fix ${targets[0]?.provider ?? "the route"} as said above, or run \`assistant discover\``;
   return result(
     "router.conversation",
     "conversation route answers",

@@ -76,6 +76,7 @@ export function toProviderFailure(error: unknown): ProviderFailure {
     }
   }
   const code = errorCode(error);
-  if (code && UNREACHABLE[code]) return new ProviderFailure("unavailable", `cannot connect (${code}: ${UNREACHABLE[code]})`);
+  if (code && UNREACHABLE[code])
+    return new ProviderFailure("unavailable", `cannot connect (${code}: ${UNREACHABLE[code]})`);
   return new ProviderFailure("server", shortMessage(error));
 }

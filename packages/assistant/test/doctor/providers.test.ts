@@ -120,10 +120,14 @@ task_types:
     );
     expect(both.check("router.provider.local_server")).toMatchObject({
       status: "warn",
-      detail: "answers, but has no model qwen2.5-coder:7b; it lists llama3.2:3b (routes: conversation, code_generation)",
+      detail:
+        "answers, but has no model qwen2.5-coder:7b; it lists llama3.2:3b (routes: conversation, code_generation)",
       fix: expect.stringMatching(/^`ollama pull qwen2\.5-coder:7b`/),
     });
-    expect(both.check("router.conversation")).toMatchObject({ status: "ok", detail: "local_server/llama3.2:3b can answer" });
+    expect(both.check("router.conversation")).toMatchObject({
+      status: "ok",
+      detail: "local_server/llama3.2:3b can answer",
+    });
   });
 
   it("a hung server costs at most the probe deadline", async () => {

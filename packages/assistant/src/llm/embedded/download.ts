@@ -72,6 +72,17 @@ const DISK_REASONS: Record<string, string> = {
   EFBIG: "file too large for the file system",
 };
 
+/** Why a connection failed, for a person who may be offline. */
+const NETWORK_REASONS: Record<string, string> = {
+  ENOTFOUND: "the host name does not resolve: no network or a DNS failure",
+  EAI_AGAIN: "the DNS lookup failed: no network?",
+  ECONNREFUSED: "the connection was refused",
+  ECONNRESET: "the connection was reset",
+  ETIMEDOUT: "the connection timed out",
+  ENETUNREACH: "the network is unreachable: no network?",
+  EHOSTUNREACH: "no route to the host: no network?",
+};
+
 /** The download target of a catalogue model; a custom file (ASSISTANT_EMBEDDED_MODEL_PATH) has none. */
 export function downloadTarget(model: ResolvedEmbeddedModel): DownloadTarget {
   if (model.custom || !model.url || !model.sha256) {
@@ -252,7 +263,7 @@ async function receive(
         await response.body?.cancel();
         throw new AppError(
           "provider_unavailable",
-          `${where} answered HTTP ${response.status}; check the URL or try again later (a partial download is kept)`,
+          `${where} answered HTTP ${response.status}; check the URL or try again later${offset > 0 ? " (the partial download is kept)" : ""}`,
         );
       }
       if (offset > 0 && (response.status !== 206 || range?.start !== offset)) {
@@ -301,9 +312,14 @@ async function receive(
     }
     if (options.signal?.aborted) throw error;
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    const code = cause?.code;
+    const why = code
+      ? `${code}${NETWORK_REASONS[code] ? `: ${NETWORK_REASONS[code]}` : ""}`
+      : (cause?.message ?? (error as Error).message);
+    if (done === 0) throw new AppError("provider_unavailable", `cannot download from ${where} (${why})`);
     throw new AppError(
       "provider_unavailable",
-      `the download from ${where} stopped (${cause?.code ?? cause?.message ?? (error as Error).message}) after ${done} bytes; the partial file is kept and the next start resumes`,
+      `the download from ${where} stopped (${why}) after ${done} bytes; the partial file is kept and the next start resumes`,
     );
   } finally {
     clearTimeout(timer);
@@ -458,17 +474,30 @@ interface Job {
   active: boolean;
   controller: AbortController;
   done: Promise<DownloadProgress>;
+  /** Failed downloads in a row (reset by a success or an explicit start). */
+  failures: number;
+  /** When an automatic start may try again after a failure (Date.now() ms). */
+  retryAt: number;
 }
 
 export interface ModelDownloaderOptions {
   stallTimeoutMs?: number;
   /** Every progress update of every download (the daemon turns them into events). */
   onProgress?: (progress: DownloadProgress) => void;
+  /** Wait after the first failure before an automatic start tries again; doubles per failure. Default 1 min. */
+  retryBaseMs?: number;
+  /** Longest wait between automatic tries. Default 1 h. */
+  retryMaxMs?: number;
 }
+
+const RETRY_BASE_MS = 60_000;
+const RETRY_MAX_MS = 60 * 60_000;
 
 /**
  * The daemon's downloads: one at a time per target path. A start while that path is downloading returns the
  * running progress instead of a second download; a start after it ended begins again (resuming a .part).
+ * An automatic start (a chat that needs the model) after a failure waits: 1 min, doubling up to 1 h, so a machine
+ * without network does not try again on every message; an explicit start (the person asked) always tries.
  */
 export class ModelDownloader {
   private readonly jobs = new Map<string, Job>();
@@ -479,15 +508,24 @@ export class ModelDownloader {
     this.options = options;
   }
 
-  start(target: DownloadTarget): DownloadProgress {
+  /**
+   * Starts (or joins) the download of `target`. With `automatic`, a download that failed less than its backoff
+   * ago is not tried again: the failed progress is returned (`retryAt` says when the next try may start).
+   */
+  start(target: DownloadTarget, options: { automatic?: boolean } = {}): DownloadProgress {
     const existing = this.jobs.get(target.path);
     if (existing?.active) return existing.progress;
+    if (options.automatic && existing && existing.failures > 0 && Date.now() < existing.retryAt) {
+      return { ...existing.progress };
+    }
     const controller = new AbortController();
     const job: Job = {
       progress: idleProgress(target),
       active: true,
       controller,
       done: Promise.resolve(idleProgress()),
+      failures: options.automatic ? (existing?.failures ?? 0) : 0,
+      retryAt: 0,
     };
     this.jobs.set(target.path, job);
     this.lastPath = target.path;
@@ -502,9 +540,20 @@ export class ModelDownloader {
       .catch(() => {}) // the failure is in job.progress (status failed, error)
       .then(() => {
         job.active = false;
+        if (job.progress.status === "failed" && !controller.signal.aborted) {
+          job.failures++;
+          const base = this.options.retryBaseMs ?? RETRY_BASE_MS;
+          job.retryAt = Date.now() + Math.min(this.options.retryMaxMs ?? RETRY_MAX_MS, base * 2 ** (job.failures - 1));
+        } else job.failures = 0;
         return job.progress;
       });
     return job.progress;
+  }
+
+  /** When an automatic start may try `path` again after a failure; undefined when nothing holds it back. */
+  retryAt(path: string): number | undefined {
+    const job = this.jobs.get(path);
+    return job && !job.active && job.failures > 0 && Date.now() < job.retryAt ? job.retryAt : undefined;
   }
 
   /** Progress of the download to `path`, or of the latest one; idle when there was none. */

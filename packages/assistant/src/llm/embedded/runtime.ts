@@ -1,6 +1,7 @@
 import { closeSync, openSync, readSync, statSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Llama, LlamaContext, LlamaContextSequence, LlamaEmbeddingContext, LlamaModel } from "node-llama-cpp";
 import type { DataPaths } from "../../config/paths.ts";
 import type { Logger } from "../../log/logger.ts";
@@ -23,8 +24,9 @@ import { createEmbeddedLanguageModel, type EmbeddedLease } from "./languageModel
 
 // The embedded llama.cpp model, owned by the daemon (docs/models.md#the-embedded-model). Nothing is
 // imported or loaded until a call needs the model. A missing catalogue model starts a download and the call
-// fails as "unavailable" at once, so chats fall through to the next route while it downloads; the
-// first call after the download loads it. One context with one sequence serves every call, one call at
+// fails as "unavailable" (after a moment to catch a download that cannot even start, so the reason is "no
+// network", not "downloading"), so chats fall through to the next route while it downloads; the first call after
+// the download loads it. After a failed download, chats do not start another until the downloader's backoff ends. One context with one sequence serves every call, one call at
 // a time: on a small machine parallel sequences only split the same cores. The first load of a model file on a
 // machine measures the fastest thread count (calibration.ts, a few seconds at most) before the context is made.
 
@@ -53,6 +55,15 @@ interface Loaded {
   sequence: LlamaContextSequence;
   /** Made on the first embedding request (memory), beside the chat context. */
   embedding?: LlamaEmbeddingContext;
+}
+
+/** How long a chat waits to see whether a download it started fails at once (no network). */
+const EARLY_FAILURE_MS = 1_000;
+
+/** Why the model is not there, when its download failed, with the ways to do without a network. */
+function downloadFailed(error: string | null, retryAt: number | undefined): string {
+  const next = retryAt ? `; next try in ${Math.max(1, Math.ceil((retryAt - Date.now()) / 60_000))} min` : "";
+  return `the model file could not be downloaded: ${error ?? "no reason given"}${next} (offline: ASSISTANT_EMBEDDED_MODEL_PATH names a GGUF file you have, ASSISTANT_EMBEDDED_MODEL_URL a mirror; or use a model server you run: \`assistant discover\`)`;
 }
 
 export function createEmbeddedRuntime(options: EmbeddedRuntimeOptions): EmbeddedRuntime {
@@ -122,12 +133,23 @@ export function createEmbeddedRuntime(options: EmbeddedRuntimeOptions): Embedded
           `ASSISTANT_EMBEDDED_MODEL_PATH names ${model.path}, which does not exist or is not a file`,
         );
       }
-      const progress = downloader.start(downloadTarget(model));
-      const done = progress.percent !== null ? ` (${progress.percent}%)` : "";
-      throw new ProviderFailure(
-        "unavailable",
-        `the embedded model ${model.model_id} is downloading${done}; chats use the other routes until it is ready`,
-      );
+      let progress = downloader.start(downloadTarget(model), { automatic: true });
+      if (progress.status === "running" || progress.status === "verifying") {
+        // A download that cannot start (no network, DNS failure, refused) fails within moments: say why then,
+        // not "downloading".
+        const early = sleep(EARLY_FAILURE_MS, undefined, { ref: false }).then(() => downloader.progress(model.path));
+        progress = await Promise.race([downloader.wait(model.path), early]);
+      }
+      if (progress.status === "failed") {
+        throw new ProviderFailure("unavailable", downloadFailed(progress.error, downloader.retryAt(model.path)));
+      }
+      if (progress.status !== "completed" || fileSize() === null) {
+        const done = progress.percent !== null ? ` (${progress.percent}%)` : "";
+        throw new ProviderFailure(
+          "unavailable",
+          `the embedded model ${model.model_id} is downloading${done}; chats use the other routes until it is ready`,
+        );
+      }
     }
     const problem = ggufProblem(model.path);
     if (problem) throw new ProviderFailure("unavailable", `${model.path} is not a usable GGUF model: ${problem}`);

@@ -15,7 +15,7 @@ let daemon: TestDaemon;
 let dataDir: string;
 
 beforeAll(async () => {
-  host = await startModelServer(model);
+  host = await startModelServer(model, { delayMs: 1_500 }); // the first chat sees the download running
   dataDir = tempDataDir();
   daemon = await startDaemon(
     {

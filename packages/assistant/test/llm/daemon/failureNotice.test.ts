@@ -66,9 +66,13 @@ describe("assistant chat when the configured model server stops", () => {
     const res = await chat("--task-type", "conversation", "hello");
     expect(res.code).toBe(1);
     const reason = `cannot connect to 127.0.0.1:${port} (ECONNREFUSED: nothing listens there)`;
-    expect(res.stderr).toBe(`error: no model answered: lowbit_server/fake-7b failed: ${reason}; answered by assistant_core\n`);
+    expect(res.stderr).toBe(
+      `error: no model answered: lowbit_server/fake-7b failed: ${reason}; answered by assistant_core\n`,
+    );
     // The answer itself (the built-in core) says what failed and what to do, not how to configure a server.
-    expect(res.stdout).toContain(`lowbit_server/fake-7b failed: ${reason}; start that server or run \`assistant discover\`.`);
+    expect(res.stdout).toContain(
+      `lowbit_server/fake-7b failed: ${reason}; start that server or run \`assistant discover\`.`,
+    );
     expect(res.stdout).not.toContain("To get a model");
     for (const text of [res.stdout, res.stderr]) expect(text).not.toContain(KEY);
   });
@@ -101,7 +105,10 @@ describe("assistant chat when the configured model server stops", () => {
   });
 
   it("doctor, run by the CLI and by the daemon, names the stopped server and says the conversation route cannot answer", async () => {
-    for (const args of [["doctor", "--json"], ["doctor", "--advice", "--json"]]) {
+    for (const args of [
+      ["doctor", "--json"],
+      ["doctor", "--advice", "--json"],
+    ]) {
       const res = await runCli(args, { env: { ASSISTANT_DATA_DIR: dataDir, LOWBIT_KEY: KEY } });
       const checks = res.json().checks as Array<{ id: string; status: string; detail: string; fix?: string }>;
       expect(checks.find((c) => c.id === "router.provider.lowbit_server")).toMatchObject({

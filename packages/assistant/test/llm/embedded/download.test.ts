@@ -9,6 +9,7 @@ import {
   downloadModel,
   ModelDownloader,
 } from "../../../src/llm/embedded/download.ts";
+import { closedPort } from "../providers/helpers.ts";
 import { type ModelServer, startModelServer } from "./modelServer.ts";
 
 // The resumable, verified download against a loopback server that serves a generated file.
@@ -206,5 +207,67 @@ describe("model download", () => {
     // A lock whose process is gone is taken over.
     writeFileSync(`${target.path}.part.lock`, "999999999");
     expect((await downloadModel(target)).status).toBe("completed");
+  });
+});
+
+describe("download failures and the automatic retry backoff", () => {
+  it("a refused connection says so; automatic starts wait a doubling backoff; an explicit start tries at once", async () => {
+    const port = await closedPort();
+    const dir = mkdtempSync(join(root, "offline-"));
+    const target: DownloadTarget = {
+      model_id: "tiny",
+      url: `http://127.0.0.1:${port}/tiny.gguf`,
+      sha256,
+      path: join(dir, "tiny.gguf"),
+    };
+    const downloader = new ModelDownloader({ retryBaseMs: 400, retryMaxMs: 1_000 });
+
+    downloader.start(target, { automatic: true });
+    const failed = await downloader.wait(target.path);
+    expect(failed).toMatchObject({
+      status: "failed",
+      error: `cannot download from http://127.0.0.1:${port}/tiny.gguf (ECONNREFUSED: the connection was refused)`,
+    });
+    const firstWait = downloader.retryAt(target.path)! - Date.now();
+    expect(firstWait).toBeGreaterThan(300);
+    expect(firstWait).toBeLessThanOrEqual(400);
+
+    // Within the backoff an automatic start tries nothing: it answers the failure it has.
+    const again = downloader.start(target, { automatic: true });
+    expect(again).toMatchObject({ status: "failed", error: failed.error, started_at: failed.started_at });
+    expect(downloader.running(target.path)).toBe(false);
+
+    // After it, one more try; its failure doubles the wait, up to retryMaxMs.
+    await new Promise((r) => setTimeout(r, firstWait + 20));
+    expect(downloader.start(target, { automatic: true }).started_at).not.toBe(failed.started_at);
+    await downloader.wait(target.path);
+    const secondWait = downloader.retryAt(target.path)! - Date.now();
+    expect(secondWait).toBeGreaterThan(700);
+    expect(secondWait).toBeLessThanOrEqual(800);
+    expect(downloader.start(target, { automatic: true }).status).toBe("failed");
+    expect(downloader.running(target.path)).toBe(false);
+
+    // The person asking (`POST /api/router/embedded/download`) starts at once, and a success clears the backoff.
+    const server = await serve();
+    const explicit = downloader.start({ ...target, url: `${server.url}/tiny.gguf` });
+    expect(explicit.status).toBe("running");
+    expect(await downloader.wait(target.path)).toMatchObject({ status: "completed" });
+    expect(downloader.retryAt(target.path)).toBeUndefined();
+  });
+
+  it("a host name that does not resolve is named as a DNS failure or no network", async () => {
+    const dir = mkdtempSync(join(root, "dns-"));
+    const target: DownloadTarget = {
+      model_id: "tiny",
+      url: "https://nonexistent.invalid/tiny.gguf",
+      sha256,
+      path: join(dir, "tiny.gguf"),
+    };
+    await expect(downloadModel(target)).rejects.toMatchObject({
+      message: expect.stringMatching(
+        /^cannot download from https:\/\/nonexistent\.invalid\/tiny\.gguf \((ENOTFOUND: the host name does not resolve: no network or a DNS failure|EAI_AGAIN: the DNS lookup failed: no network\?)\)$/,
+      ),
+    });
+    expect(existsSync(target.path)).toBe(false);
   });
 });

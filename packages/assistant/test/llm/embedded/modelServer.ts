@@ -1,4 +1,4 @@
-import { createServer } from "node:http";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 
 // A loopback HTTP server that serves one file the way a model host does (Range requests, 206/416), with switches
@@ -11,6 +11,8 @@ export interface ModelServerOptions {
   cutAfter?: number;
   /** Send this many body bytes, then nothing more (the connection stays open). */
   stallAfter?: number;
+  /** Wait this long before answering: a slow host, whose download is still running a moment after it starts. */
+  delayMs?: number;
 }
 
 export interface ModelServer {
@@ -25,6 +27,10 @@ export interface ModelServer {
 export async function startModelServer(body: Buffer, options: ModelServerOptions = {}): Promise<ModelServer> {
   const state: ModelServer = { url: "", options, ranges: [], bytesSent: 0, close: async () => {} };
   const server = createServer((request, response) => {
+    if (state.options.delayMs) setTimeout(() => answer(request, response), state.options.delayMs);
+    else answer(request, response);
+  });
+  const answer = (request: IncomingMessage, response: ServerResponse) => {
     const range = request.headers.range;
     state.ranges.push(range);
     if (request.url?.includes("missing")) {
@@ -56,7 +62,7 @@ export async function startModelServer(body: Buffer, options: ModelServerOptions
       if (cut !== undefined) response.socket?.destroy();
       else if (state.options.stallAfter === undefined) response.end();
     });
-  });
+  };
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   state.close = () =>

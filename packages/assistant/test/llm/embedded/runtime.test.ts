@@ -341,7 +341,7 @@ describe("embedded runtime", () => {
 
   it("downloads a missing catalogue model in the background, falling through meanwhile, then loads it", async () => {
     const body = tinyGgufBytes({ seed: 11 });
-    const server = await startModelServer(body);
+    const server = await startModelServer(body, { delayMs: 1_500 }); // still downloading when the call gives up
     try {
       const downloader = new ModelDownloader();
       const { runtime, dataDir } = runtimeFor(

@@ -246,7 +246,9 @@ describe("router: route selection", () => {
       { type: "fallback", provider: "cloud_a", model: "gpt-4o-mini", reason: expect.stringMatching(/^HTTP 401/) },
     ]);
     // Each fallback comes after its target's route event and before the next target's.
-    const order = events.flatMap((e) => (e.type === "route" || e.type === "fallback" ? [`${e.type}:${e.provider}`] : []));
+    const order = events.flatMap((e) =>
+      e.type === "route" || e.type === "fallback" ? [`${e.type}:${e.provider}`] : [],
+    );
     expect(order).toEqual([
       "route:lowbit_server",
       "fallback:lowbit_server",
