@@ -2,7 +2,7 @@ import type { LlmRouterConfig } from "../config/schemas/llmRouter.ts";
 import { readSettingsOf } from "../config/settings.ts";
 import { openAiBaseUrl, serverRoot } from "./providers/httpCommon.ts";
 import { setServerCommand } from "./serverCheck.ts";
-import { type ServerProbe, probeModelServer } from "./serverProbe.ts";
+import { probeModelServer, type ServerProbe } from "./serverProbe.ts";
 
 // Finds model servers: the URLs the router file already names, LOCAL_SERVER_HOST, URLs given on the command line
 // and the usual local ports (Ollama 11434, llama-server 8080, LM Studio 1234, vLLM 8000). Each is asked both

@@ -74,7 +74,7 @@ describe("the first hour, scripted (docs/getting-started.md)", () => {
     expect(chat.code, chat.stderr).toBe(0);
     expect(chat.stdout).toBe("Hello from the OpenAI-compatible server\n");
     const asked = openai.requests.find((r) => r.path === "/v1/chat/completions");
-    expect((asked?.body as { model?: string }).model).toBe("fake-7b");
+    expect(asked?.body).toMatchObject({ model: "fake-7b" });
 
     // 4. Switch to the Ollama server the same way; the daemon reads the file at start.
     const useOllama = useCommand(discover.stdout, ollama.url);
