@@ -13,6 +13,7 @@ import type { LlmServices } from "../llm/services.ts";
 import { formatPluginReload, formatPlugins } from "../plugins/format.ts";
 import type { PluginRegistry } from "../plugins/registry.ts";
 import { formatCadence, formatSchedule, formatSchedules } from "../scheduler/format.ts";
+import { intervalProblem, parseInterval } from "../scheduler/interval.ts";
 import type { Scheduler } from "../scheduler/scheduler.ts";
 import { getEnvSetting, listEnvSettings, MASKED, setEnvSetting } from "../setup/envSettings.ts";
 import { formatReload, formatSkills } from "../skills/format.ts";
@@ -142,7 +143,7 @@ const COMMANDS: SlashCommand[] = [
   },
   {
     names: ["schedule"],
-    usage: '/schedule [list | create <NAME> <INTERVAL_SEC> "<description>" | delete|pause|resume <ID>]',
+    usage: '/schedule [list | create <NAME> <INTERVAL> "<description>" | delete|pause|resume <ID>]',
     summary: "recurring schedules: each run sends the description as a task in the schedule's own session",
     run: (args, ctx) => scheduleCommand(args, ctx),
   },
@@ -252,7 +253,7 @@ const COMMANDS: SlashCommand[] = [
 const SCHEDULE_USAGE = [
   "usage:",
   "  /schedule or /schedule list",
-  '  /schedule create <NAME> <INTERVAL_SEC> "<description>"   (NAME one word or quoted; interval in seconds)',
+  '  /schedule create <NAME> <INTERVAL> "<description>"   (NAME one word or quoted; INTERVAL 3600, 90s, 30m, 1h...)',
   "  /schedule delete <SCHEDULE_ID>, /schedule pause <SCHEDULE_ID>, /schedule resume <SCHEDULE_ID>",
 ].join("\n");
 
@@ -264,10 +265,9 @@ function scheduleCommand(args: string[], ctx: SlashContext): string {
     const [name, interval, ...words] = rest;
     const description = words.join(" ").trim();
     if (!name || !interval || !description) return SCHEDULE_USAGE;
-    if (!/^\d+$/.test(interval)) {
-      return `The interval must be a whole number of seconds (got "${interval}").\n${SCHEDULE_USAGE}`;
-    }
-    const created = scheduler.create({ name, description, interval_secs: Number(interval) });
+    const seconds = parseInterval(interval);
+    if (seconds === undefined) return `${intervalProblem(interval).replace(/^t/, "T")}.\n${SCHEDULE_USAGE}`;
+    const created = scheduler.create({ name, description, interval_secs: seconds });
     return [
       `Schedule ${created.id} created: "${created.name}" ${formatCadence(created)}, first run at ${created.next_run_at}.`,
       `Each run is a task in session ${created.session_id}; remove it with /schedule delete ${created.id}.`,

@@ -2,6 +2,7 @@ import type { AssistantClient, TaskStreamMessage } from "@assistant/client";
 import type { Command } from "commander";
 import { AppError } from "../util/errors.ts";
 import { type CliContext, output } from "./context.ts";
+import { taskTypeArgument } from "./taskTypeOption.ts";
 
 // `assistant chat`: talk to the running daemon. With a message it answers once (streamed, or whole with --json);
 // without one it is an interactive session that keeps its session id across turns. Lines starting with "/" are
@@ -23,7 +24,7 @@ export function registerChatCommand(program: Command, ctx: CliContext): void {
     .description("chat with the assistant: one question as arguments, or an interactive session without them")
     .argument("[message...]", "a question to answer once, then exit")
     .option("--session <id>", "continue this session")
-    .option("--task-type <type>", "route as this task type instead of classifying the message")
+    .option("--task-type <type>", "route as this task type instead of classifying the message", taskTypeArgument)
     .option("--json", "one-shot only: print the whole reply as JSON")
     .action(async (words: string[], opts: ChatOptions) => {
       const { connectDaemon } = await import("./daemonClient.ts");

@@ -1,6 +1,7 @@
 import type { AssistantClient } from "@assistant/client";
 import { AppError, ERROR_CODES, type ErrorCode } from "../util/errors.ts";
 import type { CliContext } from "./context.ts";
+import { requestErrorSentence } from "./requestWording.ts";
 
 // Commands that need the running daemon (chat, tasks, router metrics, doctor --advice...) call it through here
 // with the typed client's methods, so each says the same thing when it is not running and reads the answers as
@@ -41,7 +42,10 @@ export async function withDaemon<T>(what: string, call: () => Promise<T>): Promi
     return await call();
   } catch (error) {
     if (error instanceof ApiError && error.code === "unreachable") throw notRunning(what);
-    if (error instanceof ApiError) throw new AppError(toCode(error.code), error.message, error.details);
+    if (error instanceof ApiError) {
+      const message = error.code === "invalid_request" ? requestErrorSentence(error.message) : error.message;
+      throw new AppError(toCode(error.code), message, error.details);
+    }
     throw error;
   }
 }

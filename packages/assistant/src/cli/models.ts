@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import type { RouteTargetRef } from "../llm/defaultRoute.ts";
 import { formatRoutes, table } from "../llm/format.ts";
 import type { ProviderChange, ProviderStatus } from "../llm/providerSettings.ts";
-import type { SetRouteResult } from "../llm/routeEditor.ts";
+import type { RouteEditResult, SetRouteResult } from "../llm/routeEditor.ts";
 import { type CliContext, output, readStdin } from "./context.ts";
 import { registerEmbeddedDownload } from "./embeddedDownload.ts";
 
@@ -73,6 +73,44 @@ function registerRouteCommands(models: Command, ctx: CliContext): void {
         [...describeRoute(result), result.changed ? applyHint(result.file, running) : "nothing changed"].join("\n"),
       );
     });
+
+  models
+    .command("remove-fallback <CATEGORY> <PROVIDER> <MODEL>")
+    .description("remove one fallback model from a category's route")
+    .option("--json", "machine-readable output")
+    .action(async (category: string, provider: string, model: string, opts: { json?: boolean }) => {
+      const { editableRouterFile, removeFallback } = await import("../llm/routeEditor.ts");
+      const result = removeFallback(editableRouterFile(ctx.paths), category, provider, model);
+      await printRouteEdit(
+        ctx,
+        opts.json,
+        result,
+        `removed ${provider}/${model} from the fallbacks of ${result.category}`,
+      );
+    });
+
+  models
+    .command("reset <CATEGORY>")
+    .description("remove a category's entry from llm_router.yaml, so it uses the route it inherits (the default)")
+    .option("--json", "machine-readable output")
+    .action(async (category: string, opts: { json?: boolean }) => {
+      const { editableRouterFile, resetRoute } = await import("../llm/routeEditor.ts");
+      const result = resetRoute(editableRouterFile(ctx.paths), category);
+      await printRouteEdit(ctx, opts.json, result, `${result.category}: entry removed, the inherited route applies`);
+    });
+}
+
+async function printRouteEdit(ctx: CliContext, json: boolean | undefined, result: RouteEditResult, done: string) {
+  const running = await daemonRunning(ctx);
+  const { route } = result;
+  output(ctx, json, { ...result, daemon_running: running }, () =>
+    [
+      result.changed ? done : `${result.category}: nothing to change`,
+      `  primary:  ${route.primary ? label(route.primary) : "(none)"}`,
+      `  fallback: ${route.fallback.map(label).join(", ") || "(none)"}`,
+      ...(result.changed ? [applyHint(result.file, running)] : []),
+    ].join("\n"),
+  );
 }
 
 function registerModelsFetch(models: Command, ctx: CliContext): void {

@@ -61,8 +61,14 @@ export async function buildProgram(ctx: CliContext, argv: readonly string[] = []
     .exitOverride();
   const registrations = await Promise.all(areasFor(argv).map((area) => area.load()));
   for (const register of registrations) register(program, ctx);
-  for (const command of program.commands) command.exitOverride().showHelpAfterError();
+  for (const command of program.commands) pointToHelp(command.exitOverride(), `assistant ${command.name()}`);
   return program;
+}
+
+/** A usage error (exit 2) ends with the help that has the usage: that of the command, or group, that refused it. */
+function pointToHelp(command: Command, path: string): void {
+  command.showHelpAfterError(`(run \`${path} --help\` for its usage)`);
+  for (const sub of command.commands) pointToHelp(sub, `${path} ${sub.name()}`);
 }
 
 /** Runs the CLI and returns the exit code: 0 ok, 1 failure, 2 usage error. */

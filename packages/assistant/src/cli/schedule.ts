@@ -1,7 +1,8 @@
 import type { Schedule } from "@assistant/client";
 import type { Command } from "commander";
 import { type CliContext, output } from "./context.ts";
-import { asTyped, callDaemon } from "./daemonClient.ts";
+import { callDaemon } from "./daemonClient.ts";
+import { taskTypeArgument } from "./taskTypeOption.ts";
 
 // `assistant schedule list|create|delete|pause|resume`: the daemon's schedules over its HTTP API (same service as
 // /schedule in chat).
@@ -33,33 +34,35 @@ export function registerScheduleCommands(program: Command, ctx: CliContext): voi
       output(ctx, opts.json, value, () => formatSchedules(value.items));
     });
   schedule
-    .command("create <name> <interval_sec_and_description...>")
-    .usage("<NAME> <INTERVAL_SEC> <DESCRIPTION> | <NAME> <DESCRIPTION> --cron <expr>")
-    .description("create a schedule: the description is sent as a task every INTERVAL_SEC seconds (or on --cron)")
+    .command("create <name> <interval_and_description...>")
+    .usage("<NAME> <INTERVAL> <DESCRIPTION> | <NAME> <DESCRIPTION> --cron <expr>")
+    .description(
+      "create a schedule: the description is sent as a task every INTERVAL (3600, 90s, 30m, 1h, 2d...) or on --cron",
+    )
     .option("--cron <expr>", 'a 5-field cron expression instead of an interval, e.g. "0 9 * * mon-fri"')
     .option("--timezone <zone>", "IANA time zone of --cron, e.g. Europe/Paris (default: the daemon's local zone)")
-    .option("--task-type <type>", "the task type of each run (default: classified from the description)")
+    .option(
+      "--task-type <type>",
+      "the task type of each run (default: classified from the description)",
+      taskTypeArgument,
+    )
     .option("--json", "machine-readable output")
-    .action(async (name: string, rest: string[], opts: CreateOptions) => {
+    .action(async (name: string, rest: string[], opts: CreateOptions, command: Command) => {
+      const { intervalProblem, parseInterval } = await import("../scheduler/interval.ts");
       const [interval, ...words] = opts.cron !== undefined ? [undefined, ...rest] : rest;
       const description = words.join(" ");
-      // With --cron a leading number would silently become part of the description.
-      const both = opts.cron !== undefined && rest.length > 1 && /^\d+$/.test(rest[0]!);
+      // With --cron a leading interval would silently become part of the description.
+      const both = opts.cron !== undefined && rest.length > 1 && parseInterval(rest[0]!) !== undefined;
       if (!description || both) {
-        const { AppError } = await import("../util/errors.ts");
-        throw new AppError(
-          "invalid_request",
-          "usage: assistant schedule create <NAME> <INTERVAL_SEC> <DESCRIPTION>, or <NAME> <DESCRIPTION> --cron <expr>",
-        );
+        command.error("error: give <NAME> <INTERVAL> <DESCRIPTION>, or <NAME> <DESCRIPTION> --cron <expr>");
       }
+      const seconds = interval === undefined ? undefined : parseInterval(interval);
+      if (interval !== undefined && seconds === undefined) command.error(`error: ${intervalProblem(interval)}`);
       const value = await callDaemon(ctx, "the schedule was not created", (client) =>
         client.createSchedule({
           name,
           description,
-          // A number when it looks like one; anything else is sent as is, so the daemon says what is wrong with it.
-          ...(interval !== undefined
-            ? { interval_secs: /^-?\d+(\.\d+)?$/.test(interval) ? Number(interval) : asTyped<number>(interval) }
-            : {}),
+          ...(seconds !== undefined ? { interval_secs: seconds } : {}),
           ...(opts.cron !== undefined ? { cron: opts.cron } : {}),
           ...(opts.timezone !== undefined ? { timezone: opts.timezone } : {}),
           ...(opts.taskType !== undefined ? { task_type: opts.taskType } : {}),

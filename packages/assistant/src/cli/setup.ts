@@ -323,7 +323,9 @@ function registerConfigEnvUnset(env: Command, ctx: CliContext): void {
     .action(async (key: string) => {
       const { unsetEnvSetting } = await import("../setup/envSettings.ts");
       const { files } = unsetEnvSetting(ctx.paths, key);
-      ctx.stdout.write(`removed ${key} from ${files.join(" and ")}; restart the daemon to apply it (\`assistant restart\`)\n`);
+      ctx.stdout.write(
+        `removed ${key} from ${files.join(" and ")}; restart the daemon to apply it (\`assistant restart\`)\n`,
+      );
       if (ctx.env[key] !== undefined) {
         ctx.stderr.write(`note: ${key} is still set in your environment, which takes precedence over assistant.env\n`);
       }

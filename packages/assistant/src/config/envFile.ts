@@ -90,6 +90,27 @@ export function setEnvText(text: string, key: string, value: string): string {
   return `${lines.join("\n")}\n`;
 }
 
+/** The text without the lines that set `key` (comments and other lines kept); the same text when none does. */
+export function unsetEnvText(text: string, key: string): string {
+  const lines = text.split(/\r?\n/);
+  const kept = lines.filter((line) => {
+    const match = LINE.exec(line);
+    return !(match && match[1] === key && !line.trim().startsWith("#"));
+  });
+  return kept.length === lines.length ? text : kept.join(text.includes("\r\n") ? "\r\n" : "\n");
+}
+
+/** Removes `key` from the env file at `path`; false when the file does not set it. */
+export function removeEnvValue(path: string, key: string): boolean {
+  if (!existsSync(path)) return false;
+  const text = readFileSync(path, "utf8");
+  parseEnv(text, basename(path)); // refuse to rewrite a file we cannot read back
+  const next = unsetEnvText(text, key);
+  if (next === text) return false;
+  writeFileAtomic(path, next, 0o600);
+  return true;
+}
+
 export function readEnvFile(path: string): EnvEntry[] {
   if (!existsSync(path)) return [];
   return parseEnv(readFileSync(path, "utf8"), basename(path));

@@ -1,7 +1,8 @@
 import { basename } from "node:path";
 import { CONFIG_FILES, type ConfigId } from "../config/configFiles.ts";
+import { describeUnknownEnvName, unknownEnvNames } from "../config/envNames.ts";
 import { readSettings } from "../config/settings.ts";
-import { validateConfigFiles } from "../config/validate.ts";
+import { type ConfigFileReport, validateConfigFiles } from "../config/validate.ts";
 import { ConfigError } from "../util/errors.ts";
 import { type CheckContext, type CheckResult, FIX_COMMAND, result } from "./types.ts";
 
@@ -15,24 +16,44 @@ const MISSING_WARNINGS: Record<string, string> = {
 };
 
 export function checkConfigFiles(ctx: CheckContext): CheckResult[] {
-  return validateConfigFiles(ctx.paths, ctx.projectRoot ? { projectRoot: ctx.projectRoot } : {}).map((report) => {
-    const id = `config.${report.id}`;
-    const title = basename(report.file);
-    if (report.status === "invalid") {
-      const where = report.error?.key ? `${report.error.key}: ` : "";
-      return result(id, title, "fail", `${report.file}: ${where}${report.error?.reason ?? "invalid"}`, {
-        fix: `edit ${report.file}, then run \`assistant config validate\``,
-        fixable: false,
-      });
-    }
-    if (report.status === "missing") {
-      const warning = MISSING_WARNINGS[report.id];
-      if (warning) return result(id, title, "warn", warning, { fix: FIX_COMMAND, fixable: true });
-      const meaning = report.id in CONFIG_FILES ? CONFIG_FILES[report.id as ConfigId].whenMissing : "no variables set";
-      return result(id, title, "ok", `not present: ${meaning}`);
-    }
-    return result(id, title, "ok", "valid");
+  const reports = validateConfigFiles(ctx.paths, ctx.projectRoot ? { projectRoot: ctx.projectRoot } : {});
+  const envFilesValid = !reports.some(
+    (r) => r.status === "invalid" && [ctx.paths.assistantEnv, ctx.paths.connectorsEnv].includes(r.file),
+  );
+  const names = envFilesValid ? checkEnvNames(ctx) : undefined;
+  return [...reports.map((report) => fileResult(report)), ...(names ? [names] : [])];
+}
+
+/** A warning listing the `ASSISTANT_*` names of the env files that nothing reads (typos), when there are any. */
+function checkEnvNames(ctx: CheckContext): CheckResult | undefined {
+  const unknown = unknownEnvNames(ctx.paths);
+  if (unknown.length === 0) return undefined;
+  const first = unknown[0]!;
+  return result("env.unknown_variables", "env file names", "warn", unknown.map(describeUnknownEnvName).join("; "), {
+    fix: first.suggestion
+      ? `rename ${first.key} to ${first.suggestion} in ${first.file}`
+      : `\`assistant config env unset ${first.key}\``,
+    fixable: false,
   });
+}
+
+function fileResult(report: ConfigFileReport): CheckResult {
+  const id = `config.${report.id}`;
+  const title = basename(report.file);
+  if (report.status === "invalid") {
+    const where = report.error?.key ? `${report.error.key}: ` : "";
+    return result(id, title, "fail", `${report.file}: ${where}${report.error?.reason ?? "invalid"}`, {
+      fix: `edit ${report.file}, then run \`assistant config validate\``,
+      fixable: false,
+    });
+  }
+  if (report.status === "missing") {
+    const warning = MISSING_WARNINGS[report.id];
+    if (warning) return result(id, title, "warn", warning, { fix: FIX_COMMAND, fixable: true });
+    const meaning = report.id in CONFIG_FILES ? CONFIG_FILES[report.id as ConfigId].whenMissing : "no variables set";
+    return result(id, title, "ok", `not present: ${meaning}`);
+  }
+  return result(id, title, "ok", "valid");
 }
 
 /** The variables the daemon parses at start (ASSISTANT_PORT, ASSISTANT_BIND, ASSISTANT_LOG...). */

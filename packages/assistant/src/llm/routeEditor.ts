@@ -23,6 +23,7 @@ import {
   routeTargetRefSchema,
 } from "./defaultRoute.ts";
 import { resolutionChain } from "./routing.ts";
+import { canonicalCategory } from "./taskTypes.ts";
 
 // Reading and editing the routes of llm_router.yaml for `assistant config models` (and later the UI and the
 // `/models set` slash command). Edits go through the YAML Document API, so the user's comments and layout stay,
@@ -30,8 +31,6 @@ import { resolutionChain } from "./routing.ts";
 
 /** Listed even without an entry, so a person sees every route the daemon uses. */
 const LISTED_CATEGORIES: readonly string[] = [...CHAT_CATEGORIES, "system", "orchestrator", "image_generation"];
-
-const CATEGORY = /^[A-Za-z0-9_.-]{1,64}$/;
 
 export const routeViewSchema = z
   .object({
@@ -62,10 +61,9 @@ export function listRoutes(config: LlmRouterConfig): RouteView[] {
   return [...names].map((name) => routeView(config, name));
 }
 
-/** The route of one category (default `conversation`, the route of unclassified chats). */
+/** The route of one category (default `conversation`, the route of unclassified chats); an alias shows its category. */
 export function getRoute(config: LlmRouterConfig, category = "conversation"): RouteView {
-  assertCategory(category);
-  return routeView(config, category);
+  return routeView(config, config.task_types[category] ? category : canonicalCategory(category));
 }
 
 function routeView(config: LlmRouterConfig, category: string): RouteView {
@@ -96,19 +94,9 @@ function plain(target: RouteTargetRef | RouteTarget): RouteTargetRef {
   return { provider: target.provider, model: target.model };
 }
 
-export function assertCategory(category: string): void {
-  if (!CATEGORY.test(category)) {
-    throw new AppError(
-      "invalid_request",
-      `invalid category ${JSON.stringify(category.slice(0, 80))}: use 1 to 64 letters, digits, _, . or - (for example conversation or code_generation)`,
-      { field: "category" },
-    );
-  }
-}
-
 /** Checks a route before anything is written; used by setRoute and by the provider commands that set one. */
 export function parseRouteTarget(category: string, provider: string, model: string): RouteTargetRef {
-  assertCategory(category);
+  canonicalCategory(category);
   if (!(ROUTE_PROVIDERS as readonly string[]).includes(provider)) {
     throw new AppError(
       "invalid_request",
@@ -129,8 +117,9 @@ export function parseRouteTarget(category: string, provider: string, model: stri
  * new primary is removed from the fallbacks. A category without an entry gets one whose fallbacks are the route
  * it inherited, so nothing that answered before stops answering. A missing router file is created first.
  */
-export function setRoute(routerPath: string, category: string, provider: string, model: string): SetRouteResult {
-  const wanted = parseRouteTarget(category, provider, model);
+export function setRoute(routerPath: string, typed: string, provider: string, model: string): SetRouteResult {
+  const wanted = parseRouteTarget(typed, provider, model);
+  const category = canonicalCategory(typed);
   ensureRouterFile(routerPath);
   let previous!: RouteView;
   let after!: TaskRoute;
@@ -152,6 +141,65 @@ export function setRoute(routerPath: string, category: string, provider: string,
     previous,
     changed,
   };
+}
+
+export interface RouteEditResult {
+  category: string;
+  file: string;
+  /** The category's route after the edit (inherited when the entry was removed). */
+  route: RouteView;
+  changed: boolean;
+}
+
+/** Removes one fallback of a category's entry; a target that is not among its fallbacks is a clear not_found. */
+export function removeFallback(routerPath: string, typed: string, provider: string, model: string): RouteEditResult {
+  const target = parseRouteTarget(typed, provider, model);
+  let category = "";
+  const { changed } = updateYamlFile(
+    routerPath,
+    (doc) => {
+      const config = routerConfig(doc, routerPath);
+      category = config.task_types[typed] ? typed : canonicalCategory(typed);
+      const entry = doc.getIn(["task_types", category], true);
+      const fallback = isMap(entry) ? entry.get("fallback", true) : undefined;
+      const list = isSeq(fallback) ? fallback : undefined;
+      const index = list ? list.items.findIndex((item) => isMap(item) && isTarget(item, target)) : -1;
+      if (!list || index < 0) {
+        const current = routeView(config, category).fallback.map((t) => `${t.provider}/${t.model}`);
+        const where = isMap(entry) ? "" : ` (it has no entry in ${routerPath}: its route is inherited)`;
+        throw new AppError(
+          "not_found",
+          `${target.provider}/${target.model} is not a fallback of ${category}${where}; its fallbacks: ${current.join(", ") || "(none)"}`,
+        );
+      }
+      list.items.splice(index, 1);
+    },
+    llmRouterSchema,
+  );
+  return { category, file: routerPath, route: routeAfter(routerPath, category), changed };
+}
+
+/**
+ * Removes a category's entry, so it uses the route it inherits again (conversation: the default route). A name
+ * the file has is accepted even when it is no category, so an entry made by a typo can be removed.
+ */
+export function resetRoute(routerPath: string, typed: string): RouteEditResult {
+  let category = "";
+  const { changed } = updateYamlFile(
+    routerPath,
+    (doc) => {
+      const config = routerConfig(doc, routerPath);
+      category = config.task_types[typed] ? typed : canonicalCategory(typed);
+      if (config.task_types[category]) doc.deleteIn(["task_types", category]);
+    },
+    llmRouterSchema,
+  );
+  return { category, file: routerPath, route: routeAfter(routerPath, category), changed };
+}
+
+function routeAfter(routerPath: string, category: string): RouteView {
+  const { doc } = readYamlFile(routerPath);
+  return routeView(routerConfig(doc, routerPath), category);
 }
 
 function editRoute(doc: Document, category: string, wanted: RouteTargetRef, previous: RouteView): void {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { taskTypeField } from "../llm/taskTypes.ts";
 import { AppError } from "../util/errors.ts";
 import { canonicalTimeZone, MAX_CRON_CHARS, MAX_TIME_ZONE_CHARS, parseCron } from "./cron.ts";
 
@@ -54,10 +55,7 @@ export function scheduleInputSchema(minInterval: number): z.ZodType<ScheduleInpu
             `"${issue.input}" is not a time zone: expected an IANA name such as Europe/Paris, America/New_York or UTC`,
         })
         .optional(),
-      task_type: z
-        .string()
-        .regex(/^[A-Za-z0-9_.-]{1,64}$/, "expected a task type name such as conversation")
-        .optional(),
+      task_type: taskTypeField.optional(),
     })
     .superRefine((input, ctx) => {
       if ((input.interval_secs === undefined) === (input.cron === undefined)) {

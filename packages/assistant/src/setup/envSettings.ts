@@ -1,8 +1,10 @@
 import { defaultText } from "../config/envDocs.ts";
-import { isEnvKey, looksLikeSecret, readEnvFiles, writeEnvValue } from "../config/envFile.ts";
+import { isEnvKey, looksLikeSecret, readEnvFiles, removeEnvValue, writeEnvValue } from "../config/envFile.ts";
+import { KNOWN_ENV_NAMES } from "../config/envNames.ts";
 import { ENV_GROUPS, ENV_VARIABLES, type EnvVariableSpec, PLANNED_ENV_VARIABLES } from "../config/envVariables.ts";
 import type { DataPaths } from "../config/paths.ts";
 import { parseVariable, readSettings } from "../config/settings.ts";
+import { didYouMean } from "../util/closestMatch.ts";
 import { AppError, ConfigError } from "../util/errors.ts";
 import { MASTER_KEY_ENV } from "../vault/keySource.ts";
 import { ensureDataDir } from "./dataDir.ts";
@@ -151,6 +153,22 @@ export function setEnvSetting(paths: DataPaths, key: string, value: string): { f
   return { file: paths.assistantEnv };
 }
 
+/** Removes a variable from assistant.env and connectors.env; the files it was in (not_found when in none). */
+export function unsetEnvSetting(paths: DataPaths, key: string): { files: string[] } {
+  assertSettableKey(key, false);
+  const files = [paths.assistantEnv, paths.connectorsEnv].filter((file) => removeEnvValue(file, key));
+  if (files.length === 0) {
+    throw new AppError(
+      "not_found",
+      `${key} is not set in assistant.env or connectors.env${didYouMean(key, [...readEnvFiles(paths).keys()])}`,
+      {
+        field: "key",
+      },
+    );
+  }
+  return { files };
+}
+
 /** Refuses names that are not variables and, for writing, secrets and settings that cannot live in assistant.env. */
 export function assertSettableKey(key: string, forWriting: boolean): void {
   if (!isEnvKey(key)) {
@@ -173,6 +191,13 @@ export function assertSettableKey(key: string, forWriting: boolean): void {
     throw new AppError(
       "invalid_request",
       `${key} looks like a secret; secrets go into the encrypted vault, not into assistant.env: run \`assistant vault set ${key.toLowerCase()}\``,
+      { field: "key" },
+    );
+  }
+  if (key.startsWith("ASSISTANT_") && !KNOWN_ENV_NAMES.includes(key)) {
+    throw new AppError(
+      "invalid_request",
+      `${key} is not a variable of the assistant${didYouMean(key, KNOWN_ENV_NAMES)}; \`assistant config env list\` lists them`,
       { field: "key" },
     );
   }

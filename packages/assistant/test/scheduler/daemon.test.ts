@@ -138,8 +138,14 @@ describe("schedules on the daemon", () => {
     );
     expect(await slash("/schedule list")).toContain(id);
     expect(await slash("/schedule")).toContain("morning news");
-    expect(await slash("/help")).toContain('/schedule [list | create <NAME> <INTERVAL_SEC> "<description>"');
-    expect(await slash('/schedule create news abc "x"')).toContain('whole number of seconds (got "abc")');
+    expect(await slash("/help")).toContain('/schedule [list | create <NAME> <INTERVAL> "<description>"');
+    expect(await slash('/schedule create news abc "x"')).toContain(
+      'The interval must be seconds (3600) or a duration such as 90s, 30m, 1h, 1h30m or 2d (got "abc").',
+    );
+    // The forms people type, through the parser the CLI shares.
+    const hourly = /Schedule ([0-9a-f-]{36}) created/.exec(await slash('/schedule create hourly 1h30m "x"'))?.[1];
+    expect((await api("GET", `/api/schedules/${hourly}`)).json()).toMatchObject({ interval_secs: 5400 });
+    expect((await api("DELETE", `/api/schedules/${hourly}`)).status).toBe(200);
     expect(await slash('/schedule create news 0 "x"')).toContain("interval_secs: at least 1 seconds");
     expect(await slash("/schedule create news 5")).toContain("usage:");
     expect(await slash("/schedule frobnicate")).toContain("usage:");
@@ -248,13 +254,45 @@ describe("schedules on the daemon", () => {
     expect(again.code).toBe(1);
     expect(again.stderr).toContain("already paused");
     expect((await cli("resume", schedule.id, "--json")).json()).toMatchObject({ status: "active" });
+    // The daemon's refusal is a sentence, never the request path (body.interval_secs: ...).
     const bad = await cli("create", "x", "0", "y");
-    expect(bad.code).toBe(1);
-    expect(bad.stderr).toContain("interval_secs");
+    expect(bad).toMatchObject({
+      code: 1,
+      stderr: "error: the interval must be at least 1 seconds (ASSISTANT_SCHEDULE_MIN_INTERVAL_SECS)\n",
+    });
+    const minutes = await cli("create", "every half hour", "30m", "Stretch", "--json");
+    expect(minutes.code, minutes.stderr).toBe(0);
+    expect(minutes.json()).toMatchObject({ interval_secs: 1800, description: "Stretch" });
+    const typo = await cli("create", "x", "5q", "y");
+    expect(typo).toMatchObject({
+      code: 2,
+      stderr:
+        'error: the interval must be seconds (3600) or a duration such as 90s, 30m, 1h, 1h30m or 2d (got "5q")\n(run `assistant schedule create --help` for its usage)\n',
+    });
+    const taskType = await cli("create", "x", "60", "y", "--task-type", "conversaton");
+    expect(taskType.code).toBe(2);
+    expect(taskType.stderr).toContain('unknown task type "conversaton" (did you mean "conversation"?)');
+    // Any client of the API gets the same refusal.
+    const viaApi = await api("POST", "/api/schedules", {
+      name: "x",
+      description: "y",
+      interval_secs: 60,
+      task_type: "conversaton",
+    });
+    expect(viaApi.status).toBe(400);
+    expect(viaApi.json().error.message).toContain('unknown task type "conversaton" (did you mean "conversation"?)');
     const badCron = await cli("create", "x", "y", "--cron", "99 * * * *");
     expect(badCron.stderr).toContain("minute 99 is out of range 0-59");
-    expect((await cli("create", "x", "60")).stderr).toContain("usage:");
-    expect((await cli("create", "x", "60", "y", "--cron", "* * * * *")).stderr).toContain("usage:");
+    for (const args of [
+      ["create", "x", "60"],
+      ["create", "x", "1h", "y", "--cron", "* * * * *"],
+    ]) {
+      const usage = await cli(...args);
+      expect(usage.code, args.join(" ")).toBe(2);
+      expect(usage.stderr).toBe(
+        "error: give <NAME> <INTERVAL> <DESCRIPTION>, or <NAME> <DESCRIPTION> --cron <expr>\n(run `assistant schedule create --help` for its usage)\n",
+      );
+    }
     for (const item of (await cli("list", "--json")).json().items as Array<{ id: string }>) {
       expect((await cli("delete", item.id)).stdout).toContain(`Deleted schedule ${item.id}.`);
     }

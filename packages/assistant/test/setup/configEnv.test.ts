@@ -110,6 +110,64 @@ describe("assistant config env set/get", () => {
   });
 });
 
+describe("assistant config env: typos and unset", () => {
+  it("refuses to set an ASSISTANT_ name nothing reads, with the close match; unset removes a variable", async () => {
+    const box = sandbox();
+    const typo = await box.run(["config", "env", "set", "ASSISTANT_PROT", "4100"]);
+    expect(typo.code).toBe(1);
+    expect(typo.stderr).toBe(
+      'error: ASSISTANT_PROT is not a variable of the assistant (did you mean "ASSISTANT_PORT"?); `assistant config env list` lists them\n',
+    );
+    expect(existsSync(box.file("assistant.env"))).toBe(false);
+
+    mkdirSync(box.dataDir, { recursive: true });
+    writeFileSync(box.file("assistant.env"), "# my settings\nASSISTANT_LOG=debug\nASSISTANT_PORT=4100\n");
+    writeFileSync(box.file("connectors.env"), "ASSISTANT_LOG=error\n");
+    const unset = await box.run(["config", "env", "unset", "ASSISTANT_LOG"]);
+    expect(unset.code, unset.stderr).toBe(0);
+    expect(unset.stdout).toBe(
+      `removed ASSISTANT_LOG from ${box.file("assistant.env")} and ${box.file("connectors.env")}; restart the daemon to apply it (\`assistant restart\`)\n`,
+    );
+    expect(box.read("assistant.env")).toBe("# my settings\nASSISTANT_PORT=4100\n");
+    expect(box.read("connectors.env")).toBe("");
+    const again = await box.run(["config", "env", "unset", "ASSISTANT_LOG"]);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toBe("error: ASSISTANT_LOG is not set in assistant.env or connectors.env\n");
+    const near = await box.run(["config", "env", "unset", "ASSISTANT_PROT"]);
+    expect(near.stderr).toContain('(did you mean "ASSISTANT_PORT"?)');
+  });
+
+  it("config validate and doctor warn about an unknown ASSISTANT_ name in an env file, with the close match", async () => {
+    const box = sandbox();
+    mkdirSync(box.dataDir, { recursive: true });
+    writeFileSync(box.file("assistant.env"), "ASSISTANT_LOG=debug\nASSISTANT_PROT=4100\n");
+    writeFileSync(box.file("connectors.env"), "ASSISTANT_CHANNEL_A_ENABLED=1\nCLOUD_B_API_BASE=x\nASSISTANT_ZZZ=1\n");
+    const validate = await box.run(["config", "validate"]);
+    expect(validate.code, validate.stderr).toBe(0);
+    expect(validate.stderr).toBe(
+      [
+        "warning: assistant.env line 2: ASSISTANT_PROT is not a variable of the assistant (did you mean ASSISTANT_PORT?); nothing reads it (remove it with `assistant config env unset ASSISTANT_PROT`)",
+        "warning: connectors.env line 3: ASSISTANT_ZZZ is not a variable of the assistant; nothing reads it (remove it with `assistant config env unset ASSISTANT_ZZZ`)",
+        "",
+      ].join("\n"),
+    );
+    const json = await box.run(["config", "validate", "--json"]);
+    expect(json.json().unknown_variables).toEqual([
+      { key: "ASSISTANT_PROT", file: "assistant.env", line: 2, suggestion: "ASSISTANT_PORT" },
+      { key: "ASSISTANT_ZZZ", file: "connectors.env", line: 3 },
+    ]);
+    const doctor = await box.run(["doctor", "--json"]);
+    const check = doctor.json().checks.find((c: { id: string }) => c.id === "env.unknown_variables");
+    expect(check).toMatchObject({
+      status: "warn",
+      detail: expect.stringContaining(
+        "ASSISTANT_PROT is not a variable of the assistant (did you mean ASSISTANT_PORT?)",
+      ),
+      fix: "rename ASSISTANT_PROT to ASSISTANT_PORT in assistant.env",
+    });
+  });
+});
+
 describe("assistant config env list", () => {
   it("lists every variable of the registry with the value in force and its source, masking secrets", async () => {
     const box = sandbox();

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { MAX_MESSAGE_CHARS } from "../../agent/taskService.ts";
 import { DELIVERY_MODES, taskStartedSchema } from "../../agent/tasks.ts";
+import { taskTypeField } from "../../llm/taskTypes.ts";
 import type { Services } from "../../runtime/services.ts";
 import { AppError } from "../../util/errors.ts";
 import { defineRoute, type RouteSpec } from "../route.ts";
@@ -22,10 +23,7 @@ const messageBody = z.strictObject({
   message: z.string().min(1).max(MAX_MESSAGE_CHARS),
   session_id: z.string().min(1).max(128).optional(),
   task_id: z.string().min(1).max(128).optional(),
-  task_type: z
-    .string()
-    .regex(/^[A-Za-z0-9_.-]{1,64}$/, "expected a task type name such as conversation")
-    .optional(),
+  task_type: taskTypeField.optional(),
   message_delivery_mode: z.enum(DELIVERY_MODES).optional(),
   wait: z.boolean().optional(),
   stream: z.boolean().optional(),

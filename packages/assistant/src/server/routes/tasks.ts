@@ -3,6 +3,7 @@ import { taskReportSchema } from "../../agent/reports.ts";
 import { messageRecordSchema, sessionRecordSchema } from "../../agent/sessions.ts";
 import { MAX_MESSAGE_CHARS, taskQueueSchema } from "../../agent/taskService.ts";
 import { TASK_STATUSES, taskRecordSchema, taskStartedSchema } from "../../agent/tasks.ts";
+import { taskTypeField } from "../../llm/taskTypes.ts";
 import type { Services } from "../../runtime/services.ts";
 import { namedStoredEventSchema } from "../eventSchemas.ts";
 import { pageQuerySchema, pageSchema } from "../pagination.ts";
@@ -15,10 +16,7 @@ import { TASK_ERRORS } from "../taskStream.ts";
 const idParams = z.strictObject({ id: z.string().min(1).max(128) });
 const createBody = z.strictObject({
   message: z.string().min(1).max(MAX_MESSAGE_CHARS),
-  task_type: z
-    .string()
-    .regex(/^[A-Za-z0-9_.-]{1,64}$/, "expected a task type name such as code_generation")
-    .optional(),
+  task_type: taskTypeField.optional(),
   session_id: z.string().min(1).max(128).optional(),
   wait: z.boolean().optional(),
 });

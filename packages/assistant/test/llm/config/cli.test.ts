@@ -84,9 +84,7 @@ describe("assistant config models", () => {
     writeFileSync(b.file("daemon.json"), JSON.stringify(info));
     const set = await b.run(["config", "models", "set", "conversation", "local_server", "llama3.2"]);
     expect(set.code, set.stderr).toBe(0);
-    expect(set.stdout).toContain(
-      "the daemon is running: restart it with `assistant restart` to apply the change",
-    );
+    expect(set.stdout).toContain("the daemon is running: restart it with `assistant restart` to apply the change");
   });
 
   it("refuses an unknown provider or category with exit 1, leaving the file byte-equal", async () => {
@@ -100,8 +98,62 @@ describe("assistant config models", () => {
     );
     const category = await b.run(["config", "models", "set", "bad/name", "local_server", "m"]);
     expect(category.code).toBe(1);
-    expect(category.stderr).toMatch(/^error: invalid category "bad\/name"/);
+    expect(category.stderr).toMatch(/^error: unknown category "bad\/name"; the categories are conversation, /);
+    // A typo is refused with the close match instead of creating a category nothing reads.
+    const typo = await b.run(["config", "models", "set", "conversaton", "local_server", "m"]);
+    expect(typo.code).toBe(1);
+    expect(typo.stderr).toContain('unknown category "conversaton" (did you mean "conversation"?)');
+    expect((await b.run(["config", "models", "get", "code_generatoin"])).stderr).toContain(
+      '(did you mean "code_generation"?)',
+    );
     expect(b.read("llm_router.yaml")).toBe(before);
+  });
+
+  it("an alias sets its category; remove-fallback and reset undo edits, and reset removes an entry a typo made", async () => {
+    const b = box();
+    const alias = await b.run(["config", "models", "set", "code", "local_server", "coder", "--json"]);
+    expect(alias.code, alias.stderr).toBe(0);
+    expect(alias.json()).toMatchObject({ category: "code_generation" });
+    expect(Object.keys(b.yaml("llm_router.yaml").task_types)).not.toContain("code");
+    expect(b.yaml("llm_router.yaml").task_types.code_generation.fallback).toEqual([
+      { provider: "assistant_embedded", model: "default" },
+      { provider: "assistant_core", model: "core" },
+    ]);
+
+    const removed = await b.run(["config", "models", "remove-fallback", "code", "assistant_embedded", "default"]);
+    expect(removed.code, removed.stderr).toBe(0);
+    expect(removed.stdout).toBe(
+      [
+        "removed assistant_embedded/default from the fallbacks of code_generation",
+        "  primary:  local_server/coder",
+        "  fallback: assistant_core/core",
+        `saved to ${b.file("llm_router.yaml")}; the daemon uses it from its next start`,
+        "",
+      ].join("\n"),
+    );
+    const missing = await b.run(["config", "models", "remove-fallback", "code_generation", "cloud_a", "gpt-4o"]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toBe(
+      "error: cloud_a/gpt-4o is not a fallback of code_generation; its fallbacks: assistant_core/core\n",
+    );
+
+    // An entry an older version let a typo create: reset accepts its name and removes it.
+    const file = b.file("llm_router.yaml");
+    writeFileSync(
+      file,
+      `${b.read("llm_router.yaml")}  conversaton:\n    primary: { provider: local_server, model: m }\n    fallback: []\n`,
+    );
+    expect((await b.run(["config", "models", "reset", "conversaton"])).code).toBe(0);
+    expect(Object.keys(b.yaml("llm_router.yaml").task_types)).not.toContain("conversaton");
+
+    const reset = await b.run(["config", "models", "reset", "code_generation"]);
+    expect(reset.code, reset.stderr).toBe(0);
+    expect(reset.stdout).toContain("code_generation: entry removed, the inherited route applies");
+    expect(reset.stdout).toContain("  primary:  assistant_embedded/default");
+    expect(b.yaml("llm_router.yaml").task_types.code_generation).toBeUndefined();
+    expect((await b.run(["config", "models", "reset", "code_generation"])).stdout).toContain(
+      "code_generation: nothing to change",
+    );
   });
 });
 

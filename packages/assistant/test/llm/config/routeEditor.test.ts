@@ -120,7 +120,7 @@ describe("setRoute", () => {
     // orchestrator inherits system (no fallbacks there); the new primary is never also a fallback.
     const orchestrator = setRoute(file, "orchestrator", "cloud_a", "gpt-4o");
     expect(orchestrator.fallback).toEqual([EMBEDDED]);
-    const specialist = setRoute(file, "my.team-route_2", "local_server", "llama3.2");
+    const specialist = setRoute(file, "financial", "local_server", "llama3.2");
     expect(specialist.fallback).toEqual([EMBEDDED, CORE]);
 
     // image_generation inherits nothing: a chat model cannot make images.
@@ -161,10 +161,14 @@ describe("setRoute", () => {
     expect(provider.message).toBe(
       'unknown provider "openai": expected one of assistant_embedded, assistant_core, local_server, cloud_a, cloud_azure, cloud_b, lowbit_server',
     );
-    for (const category of ["", "two words", "a/b", "x".repeat(65)]) {
+    for (const category of ["", "two words", "a/b", "x".repeat(65), "my.team-route_2"]) {
       const error = appError(() => setRoute(file, category, "local_server", "llama3.2"));
-      expect(error.message).toMatch(/^invalid category ".*": use 1 to 64 letters, digits, _, \. or -/);
+      expect(error.message).toMatch(/^unknown category ".*"; the categories are conversation, code_generation, /);
     }
+    // A typo is never a new category: the close match is named.
+    expect(appError(() => setRoute(file, "conversaton", "local_server", "llama3.2")).message).toContain(
+      '(did you mean "conversation"?)',
+    );
     expect(appError(() => setRoute(file, "conversation", "local_server", "  ")).message).toBe(
       "the model name must not be empty",
     );
