@@ -93,7 +93,7 @@ function formatDiscovery(found: import("../llm/discover.ts").DiscoveredServer[])
   const width = Math.max(...found.map((server) => server.base_url.length));
   const lines = found.flatMap((server) => {
     const head = `${server.provider.padEnd(13)}  ${server.base_url.padEnd(width)}  `;
-    if (!server.reachable) return [`${head}not reachable: ${server.error ?? "no answer"} (${server.source})`];
+    if (!server.reachable) return [`${head}no model server: ${server.error ?? "no answer"} (${server.source})`];
     const kind =
       server.provider === "local_server" ? `Ollama${server.version ? ` ${server.version}` : ""}` : "OpenAI-compatible";
     const models = server.models.length
