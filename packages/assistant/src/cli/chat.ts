@@ -47,7 +47,22 @@ async function oneShot(ctx: CliContext, client: Client, message: string, opts: C
     ...(opts.session ? { session_id: opts.session } : {}),
     ...(opts.taskType ? { task_type: opts.taskType } : {}),
   };
-  const { done, fallbacks } = await streamReply(ctx, client, body, { json: opts.json === true });
+  // Ctrl-C while it waits (for the model, for an approval) closes the stream, which cancels the task in the
+  // daemon; then the process ends as Ctrl-C ends it.
+  const interrupted = new AbortController();
+  const interrupt = () => interrupted.abort();
+  process.once("SIGINT", interrupt);
+  let reply: StreamResult;
+  try {
+    reply = await streamReply(ctx, client, body, { json: opts.json === true, signal: interrupted.signal });
+  } catch (error) {
+    if (!interrupted.signal.aborted) throw error;
+    process.kill(process.pid, "SIGINT"); // nobody listens any more: the exit status says "interrupted"
+    return;
+  } finally {
+    process.off("SIGINT", interrupt);
+  }
+  const { done, fallbacks } = reply;
   if (opts.json && done) output(ctx, true, { ...done, fallbacks }, () => "");
   const notice = done ? fallbackNotice(fallbacks, done) : undefined;
   if (done && "provider" in done && done.provider === CORE) {
@@ -137,6 +152,7 @@ interface StreamOptions {
 }
 
 interface StreamResult {
+  taskId: string | undefined;
   sessionId: string | undefined;
   done: Done | undefined;
   fallbacks: Fallback[];
@@ -151,7 +167,7 @@ async function streamReply(
 ): Promise<StreamResult> {
   const { withDaemon } = await import("./daemonClient.ts");
   const { signal, ask } = options;
-  const result: StreamResult = { sessionId: body.session_id, done: undefined, fallbacks: [] };
+  const result: StreamResult = { taskId: undefined, sessionId: body.session_id, done: undefined, fallbacks: [] };
   const stdout = options.json ? { write: (_text: string) => true } : ctx.stdout;
   const out = options.json ? { stdout: ctx.stderr, stderr: ctx.stderr } : ctx;
   let printed = false;
@@ -160,10 +176,12 @@ async function streamReply(
     stdout.write(`${midLine ? "\n" : ""}${text}\n`);
     midLine = false;
   };
-  await withDaemon("there is nobody to chat with", async () => {
+  const streaming = withDaemon("there is nobody to chat with", async () => {
     for await (const { event, data } of client.sendMessageStream(body, signal ? { signal } : {})) {
-      if (event === "start") result.sessionId = data.session_id;
-      else if (event === "fallback") result.fallbacks.push(data);
+      if (event === "start") {
+        result.taskId = data.task_id;
+        result.sessionId = data.session_id;
+      } else if (event === "fallback") result.fallbacks.push(data);
       else if (event === "token") {
         const delta = data.delta;
         stdout.write(delta);
@@ -196,6 +214,14 @@ async function streamReply(
       }
     }
   });
+  try {
+    await streaming;
+  } catch (error) {
+    // Closing the stream cancels the task in the daemon (a call it left waiting for approval expires with it).
+    if (signal?.aborted && result.taskId)
+      ctx.stderr.write(`${midLine ? "\n" : ""}stopped: task ${result.taskId} is cancelled\n`);
+    throw error;
+  }
   return result;
 }
 

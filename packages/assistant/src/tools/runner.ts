@@ -60,7 +60,7 @@ export interface InvokeOptions {
 export interface ToolRunnerOptions {
   tools: ToolRegistry;
   policy: PolicySource;
-  queue: Pick<ReviewQueue, "request" | "waitFor">;
+  queue: Pick<ReviewQueue, "request" | "waitFor" | "expire">;
   events: Pick<EventLog, "emit">;
   logger: Pick<Logger, "warn">;
   env: NodeJS.ProcessEnv;
@@ -206,7 +206,12 @@ export class ToolRunner {
         });
         queueItemId = item.id;
         options.onApprovalRequested?.(item);
-        const final = await this.#options.queue.waitFor(item.id, signal);
+        const final = await this.#options.queue.waitFor(item.id, signal).catch((error: unknown) => {
+          // The task ended while the call waited (cancelled, stopped): the item expires with it, so approving
+          // it later says so instead of approving a call that will never run.
+          if (signal.aborted) expireQuietly(this.#options.queue, item.id);
+          throw error;
+        });
         options.onApprovalResolved?.(final);
         if (final.status === "approved") {
           approvedItem = item.id;
@@ -256,5 +261,14 @@ export class ToolRunner {
       const message = truncateOutput(redact((error as Error).message)).text;
       return { ...base, status: "error", output: `${name} failed: ${message}`, truncated: false, ...withQueue() };
     }
+  }
+}
+
+/** Expires a pending item whose call will not run; one already resolved (by the operator, by timeout) stays. */
+function expireQuietly(queue: Pick<ReviewQueue, "expire">, id: string): void {
+  try {
+    queue.expire(id, "its task ended before anyone approved it");
+  } catch {
+    // already approved, denied or expired
   }
 }

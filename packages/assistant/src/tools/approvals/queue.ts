@@ -288,10 +288,15 @@ export class ReviewQueue {
     if (item) return item;
     const row = this.#row(id);
     if (!row) throw new AppError("not_found", `no review queue item ${id}`, { id });
-    throw new AppError("conflict", `review queue item ${id} is already ${row.status}; only a pending item can change`, {
-      id,
-      status: row.status,
-    });
+    const why = row.note ? ` (${row.note})` : "";
+    throw new AppError(
+      "conflict",
+      `review queue item ${id} is already ${row.status}${why}; only a pending item can change`,
+      {
+        id,
+        status: row.status,
+      },
+    );
   }
 
   /** pending -> final, atomically (only one caller wins); emits approval_resolved and wakes waiters. */
