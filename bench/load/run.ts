@@ -104,7 +104,8 @@ function messageClient(daemon: BenchDaemon): Client {
         JSON.stringify({ message, task_type: "conversation", wait: true, ...(session ? { session_id: session } : {}) }),
       );
       const body = JSON.parse(res.text) as { session_id: string; status: string };
-      if (res.status !== 200 || body.status !== "completed") throw new Error(`daemon answered ${res.status}: ${res.text}`);
+      if (res.status !== 200 || body.status !== "completed")
+        throw new Error(`daemon answered ${res.status}: ${res.text}`);
       return body.session_id;
     },
   };
@@ -170,7 +171,9 @@ async function damagedSessions(daemon: BenchDaemon, tag: string, ids: string[]):
     const res = await fetch(`${daemon.url}/api/sessions/${id}/messages?limit=1000`, { headers: headersOf(daemon) });
     const { items } = (await res.json()) as { items: Array<{ role: string; content: string }> };
     const expected = Array.from({ length: turns }, (_, t) => [`${tag} session ${s} turn ${t}`, "assistant"]).flat();
-    const actual = items.flatMap((m) => (m.role === "user" ? [m.content] : m.role === "assistant" ? ["assistant"] : []));
+    const actual = items.flatMap((m) =>
+      m.role === "user" ? [m.content] : m.role === "assistant" ? ["assistant"] : [],
+    );
     if (items.length !== turns * 2 || JSON.stringify(actual) !== JSON.stringify(expected)) damaged++;
   }
   return damaged;

@@ -1,9 +1,10 @@
 // bench/soak: the daemon's settled memory over a long steady chat load. Two daemons take the same load, turn
 // for turn, interleaved: the daemon as the supervisor and the CLI start it (MALLOC_ARENA_MAX=2, see
-// src/daemon/README.md) and the baseline with glibc's default malloc arenas (up to 8 per core). At each
-// checkpoint both are forced through a full GC (HeapProfiler.collectGarbage over the inspector, no HTTP
-// endpoint) and read from /proc/<pid>/status: VmRSS split into RssAnon (heap, malloc, SQLite's cache) and
-// RssFile (mapped code), with the V8 heap beside it.
+// packages/assistant/src/daemon/README.md) and the baseline with glibc's default malloc arenas (up to 8 per
+// core). At each checkpoint both are forced through a full GC (HeapProfiler.collectGarbage over the inspector,
+// no HTTP endpoint) and read from /proc/<pid>/status: VmRSS split into RssAnon (heap, malloc, SQLite's cache)
+// and RssFile (mapped code), with the V8 heap, the memory V8 holds outside it, the live SQLite statements and
+// the connections' page cache sizes beside it.
 // Targets: settled RSS grows < 10 % from turn 500 to turn 5,000, stays within a few % from 5,000 to 20,000, and
 // stays under 200 MB.
 // Load: 8 clients per daemon, a new session every 50 turns (history and compaction run too), memory learning
@@ -61,10 +62,9 @@ interface Inspector {
 }
 
 async function inspector(daemon: BenchDaemon): Promise<Inspector> {
-  let url: string | undefined;
-  while (!(url = /ws:\/\/127\.0\.0\.1:\d+\/[\w-]+/.exec(daemon.stderr())?.[0])) {
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  const address = () => /ws:\/\/127\.0\.0\.1:\d+\/[\w-]+/.exec(daemon.stderr())?.[0];
+  while (!address()) await new Promise((r) => setTimeout(r, 20));
+  const url = address()!;
   const socket = new WebSocket(url);
   await new Promise((resolve, reject) => {
     socket.onopen = resolve;
@@ -128,9 +128,11 @@ async function settledMemory(daemon: BenchDaemon, { call }: Inspector): Promise<
     ((await call("Runtime.queryObjects", { prototypeObjectId: prototype })) as { objects: { objectId: string } })
       .objects.objectId;
   const onEach = async (array: string, body: string) =>
-    ((await call("Runtime.callFunctionOn", { objectId: array, functionDeclaration: body, returnByValue: true })) as {
-      result: { value: unknown };
-    }).result.value;
+    (
+      (await call("Runtime.callFunctionOn", { objectId: array, functionDeclaration: body, returnByValue: true })) as {
+        result: { value: unknown };
+      }
+    ).result.value;
   const databases = await instances(await objectId(SQLITE_PROTOTYPES));
   const cacheSizes = (await onEach(
     databases,
@@ -155,7 +157,9 @@ async function settledMemory(daemon: BenchDaemon, { call }: Inspector): Promise<
   };
 }
 
-const model = await startOpenAiServer({ defaultBehaviour: { kind: "reply", text: "Noted, I will keep that in mind." } });
+const model = await startOpenAiServer({
+  defaultBehaviour: { kind: "reply", text: "Noted, I will keep that in mind." },
+});
 const yaml = benchRouterYaml(model.url, ["conversation", "system"]);
 const inspect = ["--inspect=127.0.0.1:0"];
 const daemons: Array<{ name: string; daemon: BenchDaemon; inspector: Inspector; readings: Reading[] }> = [];
@@ -186,8 +190,9 @@ for (const target of checkpoints) {
               wait: true,
               ...(session && i % 50 !== 0 ? { session_id: session } : {}),
             });
-            session = (JSON.parse(await post(`${daemon.url}/api/message`, daemon.token, body)) as { session_id: string })
-              .session_id;
+            session = (
+              JSON.parse(await post(`${daemon.url}/api/message`, daemon.token, body)) as { session_id: string }
+            ).session_id;
           }
         }),
       );
@@ -209,7 +214,9 @@ const growth = (from: Reading, to: Reading) => `${(((to.rss - from.rss) / from.r
 console.log("settled RSS growth (targets: < 10 % from the first checkpoint to the second, within a few % after)");
 for (const { name, readings } of daemons) {
   const steps = readings.slice(1).map((r, i) => `${checkpoints[i]}->${checkpoints[i + 1]}: ${growth(readings[i]!, r)}`);
-  console.log(`   ${name.padEnd(32)} ${steps.join(", ")}; max RSS ${Math.max(...readings.map((r) => r.rss)).toFixed(1)} MiB (target < 200)`);
+  console.log(
+    `   ${name.padEnd(32)} ${steps.join(", ")}; max RSS ${Math.max(...readings.map((r) => r.rss)).toFixed(1)} MiB (target < 200)`,
+  );
 }
 for (const { daemon, inspector } of daemons) {
   inspector.close();

@@ -91,7 +91,9 @@ export async function startDaemon(env: NodeJS.ProcessEnv = process.env): Promise
 
   const db = openDatabase(paths.database);
   // Group commit: the writes of one event-loop turn share one transaction (store/writeBatch.ts).
-  enableWriteBatching(db, (error) => logger.error("database writes failed and were rolled back", { error: error.message }));
+  enableWriteBatching(db, (error) =>
+    logger.error("database writes failed and were rolled back", { error: error.message }),
+  );
   const events = new EventLog(db);
   const webSessions = new WebSessions(db);
   webSessions.pruneExpired();
