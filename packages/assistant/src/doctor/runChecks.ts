@@ -31,22 +31,26 @@ export async function runChecks(
   const results: CheckResult[] = [];
   const dataDir = checkDataDir(ctx);
   results.push(dataDir);
-  // Network probes of the model servers run while the local checks do (bounded by PROBE_TIMEOUT_MS).
+  // The slow checks run while the others do: the model servers' probes (network, bounded by PROBE_TIMEOUT_MS)
+  // and the llama.cpp load in a child process. Their results still come in the order above.
   const providers = dataDir.status !== "fail" ? checkProviders(ctx) : Promise.resolve([]);
+  const runtime = checkEmbeddedRuntime();
+  providers.catch(() => {}); // awaited below; not an unhandled rejection meanwhile
   // Below an unusable data directory every file check would only repeat the same problem.
   if (dataDir.status !== "fail") {
     results.push(...checkConfigFiles(ctx));
     const route = checkDefaultRoute(ctx);
     if (route) results.push(route);
-    results.push(...(await providers));
   }
+  const providersAt = results.length;
   results.push(checkSettings(ctx));
   if (dataDir.status !== "fail") results.push(checkVaultKey(ctx), checkFileModes(ctx), checkStore(ctx));
   const sandbox = checkCommandSandbox(ctx);
   if (sandbox) results.push(sandbox);
   const port = await checkPort(ctx);
   if (port) results.push(port);
-  results.push(await checkEmbeddedRuntime(), checkEmbeddedModel(ctx));
+  results.push(await runtime, checkEmbeddedModel(ctx));
+  results.splice(providersAt, 0, ...(await providers));
   return results;
 }
 
