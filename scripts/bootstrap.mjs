@@ -5,7 +5,9 @@
 //    the command sandbox) through apt-get where it is available;
 // 3. the workspace dependencies, installed by that Node so native addons match its ABI. `npm install` rather than
 //    `npm ci`: registries that lack some other platform's optional binaries (e.g. Biome for win32) make the
-//    lockfile omit them, which `npm ci` rejects while `npm install` installs exactly the locked tree.
+//    lockfile omit them, which `npm ci` rejects while `npm install` installs exactly the locked tree. `--no-save`:
+//    it never writes package-lock.json, whose details vary with the machine (this platform's optional binaries,
+//    install-script flags), so a fresh clone stays clean; adding a dependency is `npm install <name>`, as usual.
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
@@ -47,7 +49,7 @@ const stamp = join(root, "node_modules", ".bootstrap-stamp");
 const lockState = () => `${digest(join(root, "package-lock.json"))}:${digest(join(root, "package.json"))}:${node}`;
 if (!existsSync(join(root, "node_modules")) || !upToDate(stamp, lockState())) {
   console.log("bootstrap: installing dependencies ...");
-  run(["install", ...quiet], { cwd: root, env: envFor(node) });
+  run(["install", "--no-save", ...quiet], { cwd: root, env: envFor(node) });
   writeFileSync(stamp, lockState());
 }
 
