@@ -58,9 +58,18 @@ function formatEffective(view: EffectiveTools, table: (rows: string[][]) => stri
       : `${view.problem}: every tool is denied (assistant doctor --fix writes a starter file)`;
   const rows = [["TOOL", "STATUS", "RULE", "SOURCE"]];
   for (const t of view.tools) rows.push([t.name, STATUS_LABEL[t.status], t.rule, t.source]);
+  // What `.` and the other path entries mean for this daemon, and the ones that open too much.
+  const paths = view.paths.map(
+    (p) => `${p.list}: ${p.entry === p.path ? p.entry : `${p.entry} = ${p.path}`}${p.warning ? "  (warning)" : ""}`,
+  );
+  const where =
+    paths.length > 0
+      ? [`Paths (relative entries are relative to ${view.working_directory}):`, ...paths.map((line) => `  ${line}`)]
+      : [];
+  const warnings = view.paths.flatMap((p) => (p.warning ? [`Warning: ${p.warning}`] : []));
   const builtin = view.builtin_rules.map((r) => `Built-in, always: ${r.rule}. ${r.description}`);
   const sandbox = view.command_sandbox.available
     ? `Command sandbox: ${view.command_sandbox.description}`
     : `Warning: ${view.command_sandbox.description}`;
-  return [head, table(rows), ...builtin, sandbox].join("\n");
+  return [head, table(rows), ...where, ...warnings, ...builtin, sandbox].join("\n");
 }

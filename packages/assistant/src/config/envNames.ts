@@ -5,7 +5,7 @@ import { ENV_VARIABLES, PLANNED_ENV_VARIABLES } from "./envVariables.ts";
 import type { DataPaths } from "./paths.ts";
 
 // `ASSISTANT_*` names in the env files that no version of the assistant reads: almost always a typo
-// (ASSISTANT_PROT=3877), which would otherwise be ignored without a word. `config validate` and doctor warn.
+// (a misspelt ASSISTANT_PORT), which would otherwise be ignored without a word. `config validate` and doctor warn.
 
 const PREFIX = "ASSISTANT_";
 

@@ -1,8 +1,10 @@
-import { basename } from "node:path";
+import { basename, isAbsolute } from "node:path";
 import { CONFIG_FILES, type ConfigId } from "../config/configFiles.ts";
 import { describeUnknownEnvName, unknownEnvNames } from "../config/envNames.ts";
 import { readSettings } from "../config/settings.ts";
 import { type ConfigFileReport, validateConfigFiles } from "../config/validate.ts";
+import { policyPathViews } from "../tools/policy/pathViews.ts";
+import { readPolicyFile } from "../tools/policySource.ts";
 import { ConfigError } from "../util/errors.ts";
 import { type CheckContext, type CheckResult, FIX_COMMAND, result } from "./types.ts";
 
@@ -21,7 +23,37 @@ export function checkConfigFiles(ctx: CheckContext): CheckResult[] {
     (r) => r.status === "invalid" && [ctx.paths.assistantEnv, ctx.paths.connectorsEnv].includes(r.file),
   );
   const names = envFilesValid ? checkEnvNames(ctx) : undefined;
-  return [...reports.map((report) => fileResult(report)), ...(names ? [names] : [])];
+  const policyValid = reports.some((r) => r.file === ctx.paths.toolsPolicy && r.status === "ok");
+  const paths = policyValid ? checkPolicyPaths(ctx) : undefined;
+  return [...reports.map((report) => fileResult(report)), ...(names ? [names] : []), ...(paths ? [paths] : [])];
+}
+
+/**
+ * What the relative path entries of tools_policy.yaml (`.`) mean for a daemon started where doctor runs (the
+ * running daemon's own doctor uses its own working directory), and a warning for an entry that opens the home
+ * folder or `/`. Nothing to say when every entry is an absolute path below them.
+ */
+function checkPolicyPaths(ctx: CheckContext): CheckResult | undefined {
+  const { policy } = readPolicyFile(ctx.paths.toolsPolicy);
+  if (!policy) return undefined;
+  const cwd = process.cwd();
+  const views = policyPathViews(policy, cwd);
+  const warnings = views.flatMap((v) => (v.warning ? [v.warning] : []));
+  const relative = views.filter((v) => v.entry !== v.path && !isAbsolute(v.entry));
+  if (warnings.length > 0) {
+    return result("tools.policy_paths", "policy paths", "warn", warnings.join("; "), {
+      fix: `write the folders you mean as full paths in ${ctx.paths.toolsPolicy} (or start the daemon from the project folder)`,
+      fixable: false,
+    });
+  }
+  if (relative.length === 0) return undefined;
+  const shown = relative.map((v) => `${v.list}: ${v.entry} = ${v.path}`).join(", ");
+  return result(
+    "tools.policy_paths",
+    "policy paths",
+    "ok",
+    `${shown} (relative to ${cwd}, where a daemon started here runs)`,
+  );
 }
 
 /** A warning listing the `ASSISTANT_*` names of the env files that nothing reads (typos), when there are any. */

@@ -1,6 +1,8 @@
 import { z } from "zod";
 import type { ToolsPolicy } from "../config/schemas/toolsPolicy.ts";
 import { EFFECTS } from "./approvals/decisions.ts";
+import { resolvePolicyPath } from "./policy/paths.ts";
+import { shownEntry } from "./policy/pathViews.ts";
 import type { PersistentDecision } from "./policy/types.ts";
 import { SOURCE_DEFAULT, SOURCE_MODE } from "./policy/types.ts";
 import type { PolicySnapshot } from "./policySource.ts";
@@ -92,10 +94,15 @@ export function effectiveTools(
         blocked,
       };
     }
+    // A relative path entry is shown with the folder it means here (`.` is the daemon's working directory).
+    const shown =
+      lists.allow === "allowed_read_paths" || lists.allow === "allowed_write_paths"
+        ? allowed.map((entry) => shownEntry(entry, resolvePolicyPath(entry, snapshot.cwd)))
+        : allowed;
     return {
       ...base,
       status: "allowed",
-      rule: `${lists.allow}: ${allowed.join(", ")}`,
+      rule: `${lists.allow}: ${shown.join(", ")}`,
       source: file,
       allowed,
       blocked,

@@ -19,6 +19,8 @@ export interface PolicySnapshot {
   problem: string | null;
   engine: PolicyEngine;
   file: string;
+  /** The daemon's working directory: what `.` and other relative path entries are relative to. */
+  cwd: string;
 }
 
 interface Loaded {
@@ -62,7 +64,7 @@ export class PolicySource {
   current(): PolicySnapshot {
     const loaded = this.#load();
     const engine = loaded.engine.withDecisions(this.#decisions.all()).withMode(this.#mode.get());
-    return { policy: loaded.policy, problem: loaded.problem, engine, file: this.#file };
+    return { policy: loaded.policy, problem: loaded.problem, engine, file: this.#file, cwd: this.#cwd };
   }
 
   #load(): Loaded {

@@ -11,6 +11,7 @@ import { BUILTIN_TOOLS } from "./builtin/index.ts";
 import { detectCommandSandbox, type SandboxStatus, UNSANDBOXED_WARNING } from "./commandSandbox.ts";
 import { effectiveToolSchema, effectiveTools, toolResourceSchema } from "./effective.ts";
 import { type DaemonFiles, daemonFiles, PROTECTED_DESCRIPTION, PROTECTED_RULE } from "./policy/daemonFiles.ts";
+import { PATH_LISTS, policyPathViews } from "./policy/pathViews.ts";
 import { PolicySource } from "./policySource.ts";
 import { ToolRegistry } from "./registry.ts";
 import { ToolRunner } from "./runner.ts";
@@ -59,6 +60,17 @@ export const effectiveViewSchema = z
     builtin_rules: z.array(z.object({ rule: z.string(), description: z.string() })),
     /** Whether run_command children are sandboxed away from the daemon's files, and how. */
     command_sandbox: z.object({ available: z.boolean(), description: z.string() }),
+    /** The daemon's working directory: `.` and other relative path entries of the policy are relative to it. */
+    working_directory: z.string(),
+    /** Every entry of allowed_read_paths and allowed_write_paths, with the folder it allows and a warning when that is the home folder or `/`. */
+    paths: z.array(
+      z.object({
+        list: z.enum(PATH_LISTS),
+        entry: z.string(),
+        path: z.string(),
+        warning: z.string().nullable(),
+      }),
+    ),
     tools: z.array(effectiveToolSchema),
   })
   .meta({ id: "EffectiveTools" });
@@ -175,6 +187,8 @@ export function createToolServices(options: {
         default_profile: snapshot.policy?.default_profile ?? null,
         builtin_rules: [{ rule: PROTECTED_RULE, description: PROTECTED_DESCRIPTION }],
         command_sandbox: sandboxView(sandbox()),
+        working_directory: snapshot.cwd,
+        paths: snapshot.policy ? policyPathViews(snapshot.policy, snapshot.cwd) : [],
         tools: effectiveTools(runner.list(), snapshot, approvals.decisions.all()),
       };
     },

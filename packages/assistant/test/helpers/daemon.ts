@@ -26,8 +26,13 @@ export interface TestDaemon {
  * Starts the real `assistant-daemon` on a random port with its own data dir; resolves when it is healthy. Every
  * answer it gives is checked against its route's declaration (ASSISTANT_VALIDATE_RESPONSES): a mismatch is a 500.
  */
-export async function startDaemon(env: NodeJS.ProcessEnv = {}, dataDir = tempDataDir()): Promise<TestDaemon> {
+export async function startDaemon(
+  env: NodeJS.ProcessEnv = {},
+  dataDir = tempDataDir(),
+  options: { cwd?: string } = {},
+): Promise<TestDaemon> {
   const child = spawn(process.execPath, [daemonBin], {
+    ...(options.cwd ? { cwd: options.cwd } : {}),
     env: {
       ...process.env,
       ASSISTANT_DATA_DIR: dataDir,

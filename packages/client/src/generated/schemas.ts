@@ -1510,6 +1510,13 @@ export type EffectiveTools = {
     available: boolean;
     description: string;
   };
+  working_directory: string;
+  paths: {
+    list: "allowed_read_paths" | "allowed_write_paths";
+    entry: string;
+    path: string;
+    warning: string | null;
+  }[];
   tools: EffectiveTool[];
 };
 

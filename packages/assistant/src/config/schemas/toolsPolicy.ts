@@ -1,3 +1,5 @@
+import { homedir } from "node:os";
+import { join } from "node:path";
 import * as z from "zod";
 import { nonEmptyString } from "./common.ts";
 
@@ -19,13 +21,20 @@ export const DEFAULT_SKILL_INSTALL_HOSTS = [
 export const DEFAULT_REQUIRE_APPROVAL = ["write_file", "run_command", "device_invoke", "install_skill"];
 
 const list = z.array(nonEmptyString).default([]);
+// `~` is not expanded (no shell reads this file): `~/notes` would be a folder named `~` in the daemon's working
+// directory. Refused with the full path to write instead, so the allow list never means something else.
+const pathEntry = nonEmptyString.refine((entry) => !/^~(?:[\\/]|$)/.test(entry), {
+  error: (issue) =>
+    `"${issue.input}": ~ is not expanded here; write the full path (${join(homedir(), String(issue.input).slice(2))})`,
+});
+const pathList = z.array(pathEntry).default([]);
 const deviceList = z.array(z.enum([...DEVICE_INTERFACES, "*"])).default([]);
 const positiveInt = z.number().int().positive();
 
 export const toolsPolicySchema = z
   .strictObject({
-    allowed_read_paths: list,
-    allowed_write_paths: list,
+    allowed_read_paths: pathList,
+    allowed_write_paths: pathList,
     allowed_commands: list,
     blocked_commands: list,
     command_timeout_secs: positiveInt.optional(), // unset: the tool's own default applies
