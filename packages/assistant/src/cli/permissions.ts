@@ -1,4 +1,4 @@
-import type { AssistantClient, QueueItem } from "@assistant/client";
+import type { AssistantClient, Decision, EffectiveTools, QueueItem } from "@assistant/client";
 import type { Command } from "commander";
 import { AppError } from "../util/errors.ts";
 import { type CliContext, output } from "./context.ts";
@@ -107,7 +107,8 @@ export function registerPermissionsCommands(program: Command, ctx: CliContext): 
     .argument("<effect>", "allow or deny")
     .option("--json", "machine-readable output")
     .action(async (tool: string, scope: string, effect: string, opts: { json?: boolean }) => {
-      const decision = await callDaemon(ctx, "no decision can be added", (client) =>
+      const client = await connectDaemon(ctx, "no decision can be added");
+      const decision = await withDaemon("no decision can be added", () =>
         client.createDecision({ tool, scope, effect: asTyped(effect) }),
       );
       output(
@@ -116,6 +117,10 @@ export function registerPermissionsCommands(program: Command, ctx: CliContext): 
         decision,
         () => `added ${decision.id}: ${decision.effect} ${decision.tool} ${decision.scope}`,
       );
+      if (decision.effect === "allow") {
+        const view = await withDaemon("the policy cannot be read", () => client.getEffectiveTools());
+        ctx.stderr.write(`note: ${allowDecisionNote(decision, view)}\n`);
+      }
     });
   decisions
     .command("delete")
@@ -131,11 +136,23 @@ export function registerPermissionsCommands(program: Command, ctx: CliContext): 
     .command("mode")
     .description("shows the global approval mode, or sets it (ask_me or allow_all)")
     .argument("[mode]", MODES.join(" or "))
+    .option("--yes", "allow_all without asking (for scripts)")
     .option("--json", "machine-readable output")
-    .action(async (mode: string | undefined, opts: { json?: boolean }) => {
+    .addHelpText("after", `\n${ALLOW_ALL_MEANS}`)
+    .action(async (mode: string | undefined, opts: { yes?: boolean; json?: boolean }, command: Command) => {
       const known = MODES.find((name) => name === mode);
-      if (mode !== undefined && !known) {
-        throw new AppError("invalid_request", `mode must be ${MODES.join(" or ")} (got "${mode}")`);
+      if (mode !== undefined && !known) command.error(`error: mode must be ${MODES.join(" or ")} (got "${mode}")`);
+      if (known === "allow_all" && !opts.yes) {
+        // Every sensitive call would run unasked from now on, also after a restart: the person says so.
+        ctx.stderr.write(`${ALLOW_ALL_MEANS}\nTurn it on? [y/N] `);
+        const { isYes } = await import("./chat.ts");
+        if (!isYes(await readLine(ctx))) {
+          ctx.stderr.write("\n");
+          throw new AppError(
+            "invalid_request",
+            "the approval mode is unchanged (ask_me); `--yes` confirms without asking",
+          );
+        }
       }
       const result = await callDaemon(ctx, "the approval mode is not available", (client) =>
         known ? client.setApprovalMode({ mode: known }) : client.getApprovalMode(),
@@ -143,6 +160,51 @@ export function registerPermissionsCommands(program: Command, ctx: CliContext): 
       output(ctx, opts.json, result, () => `approval mode: ${result.mode}`);
     });
 }
+
+const ALLOW_ALL_MEANS = [
+  "allow_all: every tool call that require_approval would queue for your review runs at once, for every task,",
+  "schedule and mission, until you set ask_me again (it is kept across restarts). The allow and deny lists of",
+  "tools_policy.yaml and your deny decisions still apply.",
+].join("\n");
+
+/** One line of standard input (the answer to a question), or undefined at its end. */
+async function readLine(ctx: CliContext): Promise<string | undefined> {
+  const { createInterface } = await import("node:readline");
+  const lines = createInterface({ input: ctx.stdin, terminal: false });
+  try {
+    for await (const line of lines) return line;
+    return undefined;
+  } finally {
+    lines.close();
+  }
+}
+
+/**
+ * What a new allow decision does: it answers require_approval (the call runs without asking), never the allow
+ * lists of tools_policy.yaml, so for a tool the file does not allow it changes nothing: said at creation.
+ */
+function allowDecisionNote(decision: Decision, view: EffectiveTools): string {
+  const answers = "an allow decision only answers require_approval (matching calls run without asking)";
+  const tool = view.tools.find((t) => t.name === decision.tool);
+  const list = tool ? LIST_OF[tool.resource] : undefined;
+  if (!tool || !list) return `${answers}; it never allows what ${view.policy_file} does not.`;
+  if (tool.status === "blocked") {
+    return `${answers}, and ${decision.tool} is blocked by the policy (${tool.rule}): this decision changes nothing until ${view.policy_file} allows it.`;
+  }
+  const covered = tool.allowed.includes("*") || tool.allowed.includes(decision.scope);
+  const listed = tool.allowed.join(", ");
+  return covered || list !== "allowed_commands"
+    ? `${answers}; ${decision.tool} still runs only on what ${list} of ${view.policy_file} allows (now: ${listed}).`
+    : `${answers}: ${decision.scope} is not in ${list} of ${view.policy_file} (now: ${listed}), so it is still refused. Add it there to allow it (the file is read again at the next call).`;
+}
+
+const LIST_OF: Record<string, string | undefined> = {
+  read: "allowed_read_paths",
+  write: "allowed_write_paths",
+  command: "allowed_commands",
+  web: "allowed_web_domains",
+  skill_install: "allowed_skill_install_hosts",
+};
 
 function formatQueue(items: QueueItem[], status: string | undefined): string {
   if (items.length === 0) return status ? `no ${status} items in the review queue` : "the review queue is empty";

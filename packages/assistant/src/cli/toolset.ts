@@ -56,8 +56,12 @@ function formatEffective(view: EffectiveTools, table: (rows: string[][]) => stri
     view.policy_status === "ok"
       ? `Policy ${view.policy_file}, mode ${view.mode}${view.default_profile ? `, profile ${view.default_profile}` : ""}`
       : `${view.problem}: every tool is denied (assistant doctor --fix writes a starter file)`;
-  const rows = [["TOOL", "STATUS", "RULE", "SOURCE"]];
-  for (const t of view.tools) rows.push([t.name, STATUS_LABEL[t.status], t.rule, t.source]);
+  // Persistent decisions answer require_approval (allow) or block (deny): shown beside the rule they act on.
+  const rows = [["TOOL", "STATUS", "RULE", "SOURCE", "DECISIONS"]];
+  for (const t of view.tools) {
+    const decisions = t.decisions.map((d) => `${d.effect} ${d.scope}`).join(", ");
+    rows.push([t.name, STATUS_LABEL[t.status], t.rule, t.source, decisions]);
+  }
   // What `.` and the other path entries mean for this daemon, and the ones that open too much.
   const paths = view.paths.map(
     (p) => `${p.list}: ${p.entry === p.path ? p.entry : `${p.entry} = ${p.path}`}${p.warning ? "  (warning)" : ""}`,

@@ -1,4 +1,4 @@
-import { rmSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EventLog } from "../../../src/events/eventLog.ts";
@@ -38,8 +38,8 @@ const call = (tool = "run_command"): QueueRequest => ({
   rule: `require_approval: ${tool}`,
 });
 
-const cli = (args: string[], dataDir = daemon.dataDir) =>
-  runCli(["permissions", ...args], { env: { ASSISTANT_DATA_DIR: dataDir } });
+const cli = (args: string[], dataDir = daemon.dataDir, input?: string) =>
+  runCli(["permissions", ...args], { env: { ASSISTANT_DATA_DIR: dataDir }, ...(input !== undefined ? { input } : {}) });
 
 describe("review queue over HTTP", () => {
   it("lists newest first, filters by status and pages with next_cursor", async () => {
@@ -254,11 +254,49 @@ describe("assistant permissions (CLI)", () => {
     expect((await cli(["decisions", "list"])).stdout.trim()).toBe("no persistent decisions");
 
     expect((await cli(["mode"])).stdout.trim()).toBe("approval mode: ask_me");
-    expect((await cli(["mode", "allow_all", "--json"])).json()).toEqual({ mode: "allow_all" });
+    // allow_all says what it does and asks; only a yes (or --yes) turns it on.
+    for (const answer of ["", "n\n"]) {
+      const refused = await cli(["mode", "allow_all"], daemon.dataDir, answer);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain(
+        "allow_all: every tool call that require_approval would queue for your review runs at once",
+      );
+      expect(refused.stderr).toContain("Turn it on? [y/N]");
+      expect(refused.stderr).toContain("the approval mode is unchanged (ask_me); `--yes` confirms without asking");
+      expect((await api("GET", "/api/permissions/mode")).json()).toEqual({ mode: "ask_me" });
+    }
+    const confirmed = await cli(["mode", "allow_all"], daemon.dataDir, "y\n");
+    expect(confirmed.code, confirmed.stderr).toBe(0);
+    expect(confirmed.stdout.trim()).toBe("approval mode: allow_all");
+    expect((await cli(["mode", "ask_me"])).stdout.trim()).toBe("approval mode: ask_me");
+    expect((await cli(["mode", "allow_all", "--yes", "--json"])).json()).toEqual({ mode: "allow_all" });
     expect((await cli(["mode", "ask_me"])).stdout.trim()).toBe("approval mode: ask_me");
     const wrong = await cli(["mode", "whatever"]);
-    expect(wrong.code).toBe(1);
+    expect(wrong.code).toBe(2);
     expect(wrong.stderr).toContain("mode must be ask_me or allow_all");
+  });
+
+  it("an allow decision says at creation what it answers, and toolset effective shows it", async () => {
+    writeFileSync(
+      join(daemon.dataDir, "tools_policy.yaml"),
+      "allowed_commands: [ls]\nrequire_approval: [run_command]\n",
+    );
+    const outside = await cli(["decisions", "add", "run_command", "git", "allow"]);
+    expect(outside.code, outside.stderr).toBe(0);
+    expect(outside.stderr).toBe(
+      `note: an allow decision only answers require_approval (matching calls run without asking): git is not in allowed_commands of ${join(daemon.dataDir, "tools_policy.yaml")} (now: ls), so it is still refused. Add it there to allow it (the file is read again at the next call).\n`,
+    );
+    const inside = await cli(["decisions", "add", "run_command", "ls", "allow", "--json"]);
+    expect(inside.stderr).toContain("run_command still runs only on what allowed_commands of");
+    const effective = await runCli(["toolset", "effective"], { env: { ASSISTANT_DATA_DIR: daemon.dataDir } });
+    expect(effective.stdout).toMatch(/DECISIONS/);
+    expect(effective.stdout).toMatch(
+      /^run_command +needs approval +require_approval: run_command +\S+ +allow git, allow ls$/m,
+    );
+    for (const d of (await api("GET", "/api/permissions/decisions")).json().items as Array<{ id: string }>) {
+      await api("DELETE", `/api/permissions/decisions/${d.id}`);
+    }
+    rmSync(join(daemon.dataDir, "tools_policy.yaml"));
   });
 
   it("says plainly that the daemon is not running", async () => {
