@@ -43,10 +43,10 @@ export function registerPermissionsCommands(program: Command, ctx: CliContext): 
     .description("review queue items, newest first")
     .option("--status <status>", `only items in this state (${STATUSES.join(", ")})`)
     .option("--json", "machine-readable output")
-    .action(async (opts: { status?: string; json?: boolean }) => {
+    .action(async (opts: { status?: string; json?: boolean }, command: Command) => {
       const status = STATUSES.find((known) => known === opts.status);
       if (opts.status !== undefined && !status) {
-        throw new AppError("invalid_request", `--status must be one of ${STATUSES.join(", ")} (got "${opts.status}")`);
+        command.error(`error: --status must be one of ${STATUSES.join(", ")} (got "${opts.status}")`);
       }
       const items = await allPages<QueueItem>(ctx, "the review queue cannot be listed", (client, from) =>
         client.listQueueItems({ ...(status ? { status } : {}), limit: PAGE, ...from }),

@@ -156,10 +156,9 @@ function registerDoctor(program: Command, ctx: CliContext): void {
     .option("--fix", "repair what can be repaired (missing starter files, default route, file permissions)")
     .option("--json", "machine-readable output")
     .option("--advice", "ask the running daemon for its checks and advice")
-    .action(async (opts: { fix?: boolean; json?: boolean; advice?: boolean }) => {
+    .action(async (opts: { fix?: boolean; json?: boolean; advice?: boolean }, command: Command) => {
       if (opts.advice) {
-        if (opts.fix)
-          throw new AppError("invalid_request", "--advice asks the running daemon and cannot be combined with --fix");
+        if (opts.fix) command.error("error: --advice asks the running daemon and cannot be combined with --fix");
         return doctorAdvice(ctx, opts.json);
       }
       const doctor = await import("../doctor/index.ts");

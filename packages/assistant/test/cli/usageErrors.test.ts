@@ -15,6 +15,12 @@ describe("usage errors through the real CLI", () => {
       code: 2,
       stderr: "error: missing required argument 'PROVIDER'\n(run `assistant config models set --help` for its usage)\n",
     });
+    const combined = await box.run(["doctor", "--advice", "--fix"]);
+    expect(combined).toMatchObject({
+      code: 2,
+      stderr:
+        "error: --advice asks the running daemon and cannot be combined with --fix\n(run `assistant doctor --help` for its usage)\n",
+    });
     const option = await box.run(["vault", "rekey", "--to", "somewhere"]);
     expect(option.code).toBe(2);
     expect(option.stderr).toContain("(run `assistant vault rekey --help` for its usage)");

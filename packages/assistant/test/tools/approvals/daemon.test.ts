@@ -216,8 +216,10 @@ describe("assistant permissions (CLI)", () => {
     expect(text.stdout).toContain('arguments: {"command":"make deploy"}');
 
     const bad = await cli(["queue", "list", "--status", "waiting"]);
-    expect(bad.code).toBe(1);
-    expect(bad.stderr).toContain("--status must be one of pending, approved, denied, expired");
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toBe(
+      'error: --status must be one of pending, approved, denied, expired (got "waiting")\n(run `assistant permissions queue list --help` for its usage)\n',
+    );
   });
 
   it("queue approve and deny change the item (json and text); a final item is refused", async () => {
