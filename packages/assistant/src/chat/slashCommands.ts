@@ -214,7 +214,8 @@ const COMMANDS: SlashCommand[] = [
     summary: "installed skills; rescan the skills folder; remove a skill",
     run: (args, ctx) => {
       const [sub = "list", name, ...rest] = args;
-      if (sub === "list" && name === undefined) return formatSkills(ctx.skills.list(), ctx.skills.invalid());
+      if (sub === "list" && name === undefined)
+        return formatSkills(ctx.skills.list(), ctx.skills.invalid(), "/skills reload");
       if (sub === "reload" && name === undefined) return formatReload(ctx.skills.reload());
       if (sub === "uninstall" && name !== undefined && rest.length === 0) {
         ctx.skills.uninstall(name);
@@ -260,7 +261,9 @@ const SCHEDULE_USAGE = [
 function scheduleCommand(args: string[], ctx: SlashContext): string {
   const [sub = "list", ...rest] = args;
   const scheduler = ctx.scheduler();
-  if (sub === "list" && rest.length === 0) return formatSchedules(scheduler.list({ limit: 500 }).items);
+  if (sub === "list" && rest.length === 0) {
+    return formatSchedules(scheduler.list({ limit: 500 }).items, '/schedule create <NAME> <INTERVAL> "<description>"');
+  }
   if (sub === "create") {
     const [name, interval, ...words] = rest;
     const description = words.join(" ").trim();
@@ -292,9 +295,34 @@ function shown(setting: { key: string; value: string; secret: boolean }): string
   return setting.secret || /_KEY$/i.test(setting.key) ? MASKED : setting.value;
 }
 
+/** /help fits an 80-column terminal: summaries in a column at 24, a longer usage on lines of its own above it. */
+const HELP_WIDTH = 80;
+const SUMMARY_COLUMN = 24;
+
+/** `text` in lines of at most HELP_WIDTH characters: the first starts with `first`, the others with `rest`. */
+function wrap(text: string, first: string, rest: string): string[] {
+  const lines: string[] = [];
+  let line = first;
+  for (const word of text.split(" ")) {
+    const start = line === first || line === rest;
+    if (!start && line.length + 1 + word.length > HELP_WIDTH) {
+      lines.push(line);
+      line = rest + word;
+    } else line += start ? word : ` ${word}`;
+  }
+  return [...lines, line];
+}
+
 function helpText(): string {
-  const width = Math.max(...COMMANDS.map((c) => c.usage.length));
-  return ["Commands:", ...COMMANDS.map((c) => `  ${c.usage.padEnd(width)}  ${c.summary}`)].join("\n");
+  const column = " ".repeat(SUMMARY_COLUMN);
+  const lines = ["Commands:"];
+  for (const { usage, summary } of COMMANDS) {
+    if (usage.length <= SUMMARY_COLUMN - 4)
+      lines.push(...wrap(summary, `  ${usage.padEnd(SUMMARY_COLUMN - 2)}`, column));
+    else lines.push(...wrap(usage, "  ", "    "), ...wrap(summary, column, column));
+  }
+  lines.push("", "In `assistant chat`, /exit (or Ctrl-D) leaves the chat.");
+  return lines.join("\n");
 }
 
 /** Splits a command line into words; double quotes group words ("a b" is one argument). */

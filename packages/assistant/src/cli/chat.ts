@@ -1,5 +1,6 @@
 import type { AssistantClient, TaskStreamMessage } from "@assistant/client";
 import type { Command } from "commander";
+import { firstContentLine } from "../tools/output.ts";
 import { AppError } from "../util/errors.ts";
 import { type CliContext, output } from "./context.ts";
 import { taskTypeArgument } from "./taskTypeOption.ts";
@@ -191,7 +192,7 @@ async function streamReply(
         const args = data.arguments === null ? "(invalid arguments)" : JSON.stringify(data.arguments ?? {});
         line(dim(ctx, `  tool_call ${data.name} ${short(args)}`));
       } else if (event === "tool_result") {
-        const first = data.output.split("\n").find((l) => l.trim()) ?? "";
+        const first = firstContentLine(data.output);
         line(dim(ctx, `  tool_result ${data.name} ${data.status}${first ? `: ${short(first)}` : ""}`));
       } else if (event === "approval_requested") {
         if (midLine) line("");

@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import type { DaemonProbe } from "../daemon/control.ts";
 import type { SupervisorState } from "../daemon/supervisor.ts";
 import { AppError } from "../util/errors.ts";
+import { plural } from "../util/plural.ts";
 import { type CliContext, output } from "./context.ts";
 
 // `assistant start [--foreground] | restart [--foreground] | stop | up [--open-hint] | status [--json]`: thin wording over daemon/control.ts,
@@ -163,7 +164,7 @@ export function registerDaemonCommands(program: Command, ctx: CliContext): void 
       const supervised = !info.supervisor_pid
         ? "not supervised: started with --foreground"
         : probe.supervisorPid
-          ? `supervised by ${info.supervisor_pid}, restarted ${supervisor?.restarts ?? 0} times`
+          ? `supervised by ${info.supervisor_pid}, restarted ${plural(supervisor?.restarts ?? 0, "time")}`
           : `its supervisor ${info.supervisor_pid} is gone, so nothing restarts it after a crash; \`assistant stop\` then \`assistant start\` to fix`;
       output(ctx, opts.json, { running: true, url: probe.url, daemon: info, supervisor, status }, () =>
         [

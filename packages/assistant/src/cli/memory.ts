@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { plural } from "../util/plural.ts";
 import { type CliContext, output } from "./context.ts";
 import { asTyped, callDaemon } from "./daemonClient.ts";
 
@@ -86,7 +87,7 @@ export function registerMemoryCommands(program: Command, ctx: CliContext): void 
         );
       }
       const value = await callDaemon(ctx, "memory was not cleared", (client) => client.clearMemory());
-      output(ctx, opts.json, value, () => `Cleared ${value.removed} memories.`);
+      output(ctx, opts.json, value, () => `Cleared ${plural(value.removed, "memory", "memories")}.`);
     });
   for (const action of ["pause", "resume"] as const) {
     memory

@@ -3,6 +3,7 @@ import type { RouteTargetRef } from "../llm/defaultRoute.ts";
 import { formatRoutes, table } from "../llm/format.ts";
 import type { ProviderChange, ProviderStatus } from "../llm/providerSettings.ts";
 import type { RouteEditResult, SetRouteResult } from "../llm/routeEditor.ts";
+import { plural } from "../util/plural.ts";
 import { type CliContext, output, readStdin } from "./context.ts";
 import { registerEmbeddedDownload } from "./embeddedDownload.ts";
 
@@ -129,10 +130,10 @@ function registerModelsFetch(models: Command, ctx: CliContext): void {
       output(ctx, opts.json, result, () =>
         [
           ...result.providers.map((p) =>
-            p.error ? `${p.provider}: unreachable (${p.error})` : `${p.provider}: ${p.models} models`,
+            p.error ? `${p.provider}: unreachable (${p.error})` : `${p.provider}: ${plural(p.models, "model")}`,
           ),
           result.changed
-            ? `Stored metadata of ${result.models.length} models in ${result.file} (model_options).`
+            ? `Stored metadata of ${plural(result.models.length, "model")} in ${result.file} (model_options).`
             : `Nothing new to store in ${result.file}.`,
         ].join("\n"),
       );

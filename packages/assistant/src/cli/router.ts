@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { AppError } from "../util/errors.ts";
+import { plural } from "../util/plural.ts";
 import { type CliContext, output } from "./context.ts";
 import { callDaemon } from "./daemonClient.ts";
 
@@ -108,10 +109,6 @@ function formatDiscovery(found: import("../llm/discover.ts").DiscoveredServer[])
       : 'No model server found. Start one (docs/models.md, "Use the model server you already run"), or ask one elsewhere: assistant discover --url http://HOST:PORT',
   );
   return lines.join("\n");
-}
-
-function plural(count: number, word: string): string {
-  return `${count} ${word}${count === 1 ? "" : "s"}`;
 }
 
 function formatDetails(details: import("../llm/modelDetails.ts").ModelDetails): string {

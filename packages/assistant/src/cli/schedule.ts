@@ -31,7 +31,9 @@ export function registerScheduleCommands(program: Command, ctx: CliContext): voi
         client.listSchedules({ limit: 500 }),
       );
       const { formatSchedules } = await import("../scheduler/format.ts");
-      output(ctx, opts.json, value, () => formatSchedules(value.items));
+      output(ctx, opts.json, value, () =>
+        formatSchedules(value.items, "`assistant schedule create <NAME> <INTERVAL> <DESCRIPTION>`"),
+      );
     });
   schedule
     .command("create <name> <interval_and_description...>")

@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { plural } from "../util/plural.ts";
 import { type CliContext, output } from "./context.ts";
 import { callDaemon } from "./daemonClient.ts";
 
@@ -14,7 +15,7 @@ export function registerSkillCommands(program: Command, ctx: CliContext): void {
     .action(async (opts: { json?: boolean }) => {
       const value = await callDaemon(ctx, "skills cannot be listed", (client) => client.listSkills());
       const { formatSkills } = await import("../skills/format.ts");
-      output(ctx, opts.json, value, () => formatSkills(value.items, value.invalid));
+      output(ctx, opts.json, value, () => formatSkills(value.items, value.invalid, "`assistant skill reload`"));
     });
   skill
     .command("reload")
@@ -35,7 +36,7 @@ export function registerSkillCommands(program: Command, ctx: CliContext): void {
         client.installSkill({ url, ...(opts.replace ? { replace: true } : {}) }),
       );
       output(ctx, opts.json, value, () => {
-        const lines = [`Installed ${value.name} (${value.files.length} files) into ${value.path}.`];
+        const lines = [`Installed ${value.name} (${plural(value.files.length, "file")}) into ${value.path}.`];
         if (value.not_executable.length > 0) {
           lines.push(`Not executable until you review them: ${value.not_executable.join(", ")}.`);
         }

@@ -1,6 +1,7 @@
 import type { StoredEvent, Task, TaskEvents, TaskQueue } from "@assistant/client";
 import type { Command } from "commander";
 import { AppError } from "../util/errors.ts";
+import { plural } from "../util/plural.ts";
 import { type CliContext, output } from "./context.ts";
 import { callDaemon, connectDaemon, withDaemon } from "./daemonClient.ts";
 
@@ -47,9 +48,10 @@ export function registerTaskCommands(program: Command, ctx: CliContext): void {
   task
     .command("show")
     .description("one task: status, times, usage, reply")
-    .argument("<task_id>", "task id (`assistant task list`)")
+    .argument("<task_id>", "task id, or its first characters (`assistant task list`)")
     .option("--json", "machine-readable output")
-    .action(async (taskId: string, opts: { json?: boolean }) => {
+    .action(async (typedId: string, opts: { json?: boolean }) => {
+      const taskId = await taskIdFrom(ctx, typedId);
       const record = await callDaemon(ctx, `task ${taskId} cannot be shown`, (client) => client.getTask(taskId));
       output(ctx, opts.json, record, () => formatTask(record));
     });
@@ -57,11 +59,12 @@ export function registerTaskCommands(program: Command, ctx: CliContext): void {
   task
     .command("events")
     .description("the task's stored events, oldest first")
-    .argument("<task_id>", "task id")
+    .argument("<task_id>", "task id, or its first characters")
     .option("--limit <n>", "at most this many events (1-1000, default 200)")
     .option("--json", "machine-readable output")
-    .action(async (taskId: string, opts: { limit?: string; json?: boolean }) => {
+    .action(async (typedId: string, opts: { limit?: string; json?: boolean }) => {
       const limit = intOption("--limit", opts.limit, 1, 1000, 200);
+      const taskId = await taskIdFrom(ctx, typedId);
       const page = await callDaemon(ctx, `the events of task ${taskId} cannot be listed`, (client) =>
         client.listTaskEvents(taskId, { limit }),
       );
@@ -75,19 +78,21 @@ export function registerTaskCommands(program: Command, ctx: CliContext): void {
   task
     .command("watch")
     .description("follow a task live until it ends; exits 0 when it completed, 1 when it failed or was cancelled")
-    .argument("<task_id>", "task id")
+    .argument("<task_id>", "task id, or its first characters")
     .option("--interval-ms <n>", `polling interval (50-60000, default ${DEFAULT_INTERVAL_MS})`)
-    .action(async (taskId: string, opts: { intervalMs?: string }) => {
+    .action(async (typedId: string, opts: { intervalMs?: string }) => {
       const interval = intOption("--interval-ms", opts.intervalMs, 50, 60_000, DEFAULT_INTERVAL_MS);
+      const taskId = await taskIdFrom(ctx, typedId);
       await watch(ctx, taskId, interval);
     });
 
   task
     .command("cancel")
     .description("cancel a queued or running task")
-    .argument("<task_id>", "task id")
+    .argument("<task_id>", "task id, or its first characters")
     .option("--json", "machine-readable output")
-    .action(async (taskId: string, opts: { json?: boolean }) => {
+    .action(async (typedId: string, opts: { json?: boolean }) => {
+      const taskId = await taskIdFrom(ctx, typedId);
       const record = await callDaemon(ctx, `task ${taskId} cannot be cancelled`, (client) => client.cancelTask(taskId));
       output(ctx, opts.json, record, () =>
         record.status === "cancelled"
@@ -99,9 +104,10 @@ export function registerTaskCommands(program: Command, ctx: CliContext): void {
   task
     .command("report")
     .description("the operator report of a finished task: done, needs review, failed, next steps")
-    .argument("<task_id>", "task id")
+    .argument("<task_id>", "task id, or its first characters")
     .option("--json", "machine-readable output")
-    .action(async (taskId: string, opts: { json?: boolean }) => {
+    .action(async (typedId: string, opts: { json?: boolean }) => {
+      const taskId = await taskIdFrom(ctx, typedId);
       const report = await callDaemon(ctx, `the report of task ${taskId} is not available`, (client) =>
         client.getTaskReport(taskId),
       );
@@ -113,9 +119,10 @@ export function registerTaskCommands(program: Command, ctx: CliContext): void {
   queue
     .command("list")
     .description("the undelivered messages of a task")
-    .argument("<task_id>", "task id")
+    .argument("<task_id>", "task id, or its first characters")
     .option("--json", "machine-readable output")
-    .action(async (taskId: string, opts: { json?: boolean }) => {
+    .action(async (typedId: string, opts: { json?: boolean }) => {
+      const taskId = await taskIdFrom(ctx, typedId);
       const result = await callDaemon(ctx, `the queue of task ${taskId} cannot be listed`, (client) =>
         client.getTaskQueue(taskId),
       );
@@ -124,13 +131,19 @@ export function registerTaskCommands(program: Command, ctx: CliContext): void {
   queue
     .command("clear")
     .description("drop every undelivered message of a task")
-    .argument("<task_id>", "task id")
+    .argument("<task_id>", "task id, or its first characters")
     .option("--json", "machine-readable output")
-    .action(async (taskId: string, opts: { json?: boolean }) => {
+    .action(async (typedId: string, opts: { json?: boolean }) => {
+      const taskId = await taskIdFrom(ctx, typedId);
       const result = await callDaemon(ctx, `the queue of task ${taskId} cannot be cleared`, (client) =>
         client.clearTaskQueue(taskId),
       );
-      output(ctx, opts.json, result, () => `cleared ${result.cleared} queued message(s) of task ${result.task_id}`);
+      output(
+        ctx,
+        opts.json,
+        result,
+        () => `cleared ${plural(result.cleared, "queued message")} of task ${result.task_id}`,
+      );
     });
 }
 
@@ -211,9 +224,31 @@ export function formatEvent(event: StoredEvent): string {
   return `${clock(event.ts)} ${text}`;
 }
 
+/** Ids are shown by their first characters, as git shows commits; every task command takes such a prefix. */
+const SHORT_ID = 8;
+
 function formatList(items: Task[], status: string | undefined): string {
   if (items.length === 0) return status ? `no ${status} tasks` : "no tasks";
-  return items.map((t) => `${t.id}  ${t.status.padEnd(16)}  ${t.created_at}  ${preview(t.message, 60)}`).join("\n");
+  const row = (id: string, state: string, created: string, message: string) =>
+    `${id.padEnd(SHORT_ID)}  ${state.padEnd(16)}  ${created.padEnd(24)}  ${message}`.trimEnd();
+  return [
+    row("ID", "STATUS", "CREATED", "MESSAGE"),
+    ...items.map((t) => row(t.id.slice(0, SHORT_ID), t.status, t.created_at, preview(t.message, 60))),
+  ].join("\n");
+}
+
+const FULL_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The task a typed id names: a full id as is, else the one task among the newest 500 whose id starts with it. */
+async function taskIdFrom(ctx: CliContext, typed: string): Promise<string> {
+  if (FULL_ID.test(typed)) return typed;
+  const page = await callDaemon(ctx, `task ${typed} cannot be found`, (client) => client.listTasks({ limit: 500 }));
+  const matches = page.items.filter((t) => t.id.startsWith(typed.toLowerCase()));
+  if (matches.length === 1) return matches[0]!.id;
+  if (matches.length === 0 || typed === "") {
+    throw new AppError("not_found", `no task id starts with "${typed}" (see \`assistant task list\`)`);
+  }
+  throw new AppError("invalid_request", `"${typed}" starts ${matches.length} task ids; type more of it`);
 }
 
 function formatTask(t: Task): string {
@@ -223,7 +258,7 @@ function formatTask(t: Task): string {
     `session   ${t.session_id}${t.parent_id ? ` (subtask of ${t.parent_id})` : ""}`,
     `origin    ${t.origin}${t.task_type ? `, ${t.task_type}` : ""}`,
     `created   ${t.created_at}${t.finished_at ? `; finished ${t.finished_at}` : ""}`,
-    `model     ${t.provider ? `${t.provider}/${t.model}` : "-"}; ${t.rounds} round(s), ${t.input_tokens} in / ${t.output_tokens} out tokens`,
+    `model     ${t.provider ? `${t.provider}/${t.model}` : "-"}; ${plural(t.rounds, "round")}, ${t.input_tokens} in / ${t.output_tokens} out tokens`,
     `message   ${preview(t.message, 200)}`,
   ];
   if (t.reply) lines.push("", t.reply);

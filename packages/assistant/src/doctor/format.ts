@@ -1,3 +1,4 @@
+import { plural } from "../util/plural.ts";
 import type { FixReport } from "./fix.ts";
 import type { CheckResult } from "./types.ts";
 
@@ -14,7 +15,7 @@ export function formatChecks(results: CheckResult[]): string {
     if (r.status !== "ok" && r.fix) lines.push(`      ${"".padEnd(width)}  fix: ${r.fix}`);
   }
   const count = (status: CheckResult["status"]) => results.filter((r) => r.status === status).length;
-  lines.push("", `${count("ok")} ok, ${count("warn")} warning(s), ${count("fail")} failed`);
+  lines.push("", `${count("ok")} ok, ${plural(count("warn"), "warning")}, ${count("fail")} failed`);
   return lines.join("\n");
 }
 

@@ -1,5 +1,6 @@
 import type { Db } from "../store/database.ts";
 import type { Page } from "../util/cursor.ts";
+import { plural } from "../util/plural.ts";
 import { eventPage } from "./eventPage.ts";
 import type { EventKind, StoredEvent } from "./registry.ts";
 
@@ -91,7 +92,7 @@ function titleOf(event: StoredEvent<TimelineKind>): string {
     case "memory_forgotten":
       return `Forgot ${event.data.kind}: ${event.data.preview}`;
     case "memory_cleared":
-      return `Memory cleared (${event.data.removed} items)`;
+      return `Memory cleared (${plural(event.data.removed, "item")})`;
     case "memory_settings_changed":
       return event.data.learning_enabled ? "Learning resumed" : "Learning paused";
     case "budget_exhausted":

@@ -1,3 +1,4 @@
+import { plural } from "../util/plural.ts";
 import type { BudgetStatus } from "./budget.ts";
 import type { MetricsSnapshot } from "./metrics.ts";
 import type { ProviderModels } from "./models.ts";
@@ -21,12 +22,12 @@ export function table(rows: string[][]): string {
     .join("\n");
 }
 
-/** Routes per category; "(default)" marks a category without an entry of its own. */
+/** Routes per category; "(default)" beside its name marks a category without an entry of its own. */
 export function formatRoutes(routes: RouteView[]): string {
   const rows = routes.map((r) => [
-    r.category,
+    r.source === "default" ? `${r.category} (default)` : r.category,
     target(r.primary),
-    [r.fallback.map(target).join(", "), r.source === "default" ? "(default)" : ""].filter(Boolean).join("  "),
+    r.fallback.map(target).join(", "),
   ]);
   return table([["CATEGORY", "PRIMARY", "FALLBACK"], ...rows]);
 }
@@ -67,7 +68,7 @@ export function formatMetrics(snapshot: MetricsSnapshot): string {
     ]);
   }
   const t = snapshot.totals;
-  return `${table(rows)}\nSince ${snapshot.since}: ${t.calls} calls, ${t.failures} failed, ${t.tokens_in + t.tokens_out} tokens, $${t.cost_usd.toFixed(4)} estimated.`;
+  return `${table(rows)}\nSince ${snapshot.since}: ${plural(t.calls, "call")}, ${t.failures} failed, ${plural(t.tokens_in + t.tokens_out, "token")}, $${t.cost_usd.toFixed(4)} estimated.`;
 }
 
 export function formatModels(lists: ProviderModels[]): string {
@@ -137,6 +138,6 @@ export function formatBudget(status: BudgetStatus): string {
     ...lines,
     "",
     table(rows),
-    `Total: ${t.tokens_in + t.tokens_out} tokens, $${t.cost_usd.toFixed(4)} estimated.`,
+    `Total: ${plural(t.tokens_in + t.tokens_out, "token")}, $${t.cost_usd.toFixed(4)} estimated.`,
   ].join("\n");
 }

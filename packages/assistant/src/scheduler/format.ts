@@ -11,15 +11,14 @@ export function formatSchedule(schedule: ScheduleRecord): string {
   const lines = [
     `${schedule.id}  ${schedule.name}  (${formatCadence(schedule)}, ${schedule.status})`,
     `    ${schedule.description.length > 120 ? `${schedule.description.slice(0, 117)}...` : schedule.description}`,
-    `    next run ${schedule.next_run_at}, runs ${schedule.runs}${schedule.last_task_id ? `, last task ${schedule.last_task_id}` : ""}${schedule.running_task_id ? " (running)" : ""}`,
+    `    ${schedule.status === "paused" ? "no next run while paused" : `next run ${schedule.next_run_at}`}, runs ${schedule.runs}${schedule.last_task_id ? `, last task ${schedule.last_task_id}` : ""}${schedule.running_task_id ? " (running)" : ""}`,
   ];
   if (schedule.status_reason) lines.push(`    ${schedule.status_reason}`);
   return lines.join("\n");
 }
 
-export function formatSchedules(schedules: ScheduleRecord[]): string {
-  if (schedules.length === 0) {
-    return 'No schedules. Create one with /schedule create <NAME> <INTERVAL_SEC> "<description>".';
-  }
+/** `create` is how the surface showing the list creates one (the slash command, or the CLI command). */
+export function formatSchedules(schedules: ScheduleRecord[], create: string): string {
+  if (schedules.length === 0) return `No schedules. Create one with ${create}.`;
   return ["Schedules:", ...schedules.map(formatSchedule)].join("\n");
 }

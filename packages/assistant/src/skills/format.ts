@@ -2,11 +2,12 @@ import type { InvalidSkill, ReloadResult, SkillInfo } from "./registry.ts";
 
 // Skills as plain text, for the chat's /skills commands and `assistant skill list`.
 
-export function formatSkills(skills: readonly SkillInfo[], invalid: readonly InvalidSkill[]): string {
+/** `reload` is how the surface showing the list rescans the skills folder (the slash command, or the CLI command). */
+export function formatSkills(skills: readonly SkillInfo[], invalid: readonly InvalidSkill[], reload: string): string {
   const lines: string[] = [];
   if (skills.length === 0)
     lines.push(
-      "No skills installed (install_skill, `assistant skill install <url>`, or copy a folder to skills/ and /skills reload).",
+      `No skills installed (install_skill, \`assistant skill install <url>\`, or copy a folder to skills/ and ${reload}).`,
     );
   else
     lines.push(

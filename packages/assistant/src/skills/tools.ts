@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { defineTool, type Tool, ToolFailure } from "../tools/tool.ts";
 import { isAppError } from "../util/errors.ts";
+import { plural } from "../util/plural.ts";
 import type { SkillRegistry } from "./registry.ts";
 import type { SkillService } from "./skillService.ts";
 
@@ -50,7 +51,9 @@ export function skillTools(registry: SkillRegistry, service: SkillService): Tool
           ...(ctx.taskId ? { taskId: ctx.taskId } : {}),
           ...(ctx.sessionId ? { sessionId: ctx.sessionId } : {}),
         });
-        const lines = [`Installed skill ${installed.name} (${installed.files.length} files) from ${installed.source}.`];
+        const lines = [
+          `Installed skill ${installed.name} (${plural(installed.files.length, "file")}) from ${installed.source}.`,
+        ];
         if (installed.not_executable.length > 0) {
           lines.push(`Written without the executable bit, for review first: ${installed.not_executable.join(", ")}.`);
         }

@@ -60,7 +60,9 @@ describe("a finished task", () => {
   it("task list shows it, --json gives the records, --status filters and is validated", async () => {
     const list = await task("list");
     expect(list.code, list.stderr).toBe(0);
-    expect(list.stdout).toMatch(new RegExp(`${id}\\s+completed\\s+\\S+\\s+say hello`));
+    expect(list.stdout.split("\n")[0]).toMatch(/^ID\s+STATUS\s+CREATED\s+MESSAGE$/);
+    expect(list.stdout).toMatch(new RegExp(`^${id.slice(0, 8)}\\s+completed\\s+\\S+\\s+say hello`, "m"));
+    expect(list.stdout).not.toContain(id); // the short prefix only
     const json = await task("list", "--json");
     expect(json.json().find((t: { id: string }) => t.id === id)).toMatchObject({ status: "completed" });
     const failed = await task("list", "--status", "failed");
@@ -71,7 +73,7 @@ describe("a finished task", () => {
   });
 
   it("task show prints the status and the reply; --json the record", async () => {
-    const show = await task("show", id);
+    const show = await task("show", id.slice(0, 8)); // the prefix `task list` shows
     expect(show.code, show.stderr).toBe(0);
     expect(show.stdout).toContain("status    completed");
     expect(show.stdout).toContain("lowbit_server/chat-model");
@@ -82,7 +84,7 @@ describe("a finished task", () => {
     });
     const missing = await task("show", "no-such-task");
     expect(missing.code).toBe(1);
-    expect(missing.stderr).toContain("no task with id no-such-task");
+    expect(missing.stderr).toContain('no task id starts with "no-such-task"');
   });
 
   it("task events prints one line per event; --limit and --json", async () => {
@@ -150,8 +152,11 @@ describe("task watch", () => {
   it("fails clearly for an unknown task", async () => {
     const watch = await task("watch", "no-such-task");
     expect(watch.code).toBe(1);
-    expect(watch.stderr).toContain("no task with id no-such-task");
+    expect(watch.stderr).toContain('no task id starts with "no-such-task"');
     expect(watch.stdout).toBe("");
+    const unknown = await task("show", "00000000-0000-4000-8000-000000000000"); // a full id goes to the daemon as is
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain("no task with id 00000000-0000-4000-8000-000000000000");
   });
 
   it("refuses a bad --interval-ms", async () => {
@@ -183,7 +188,7 @@ describe("a running task", () => {
     expect(json.follow_up.map((m: { text: string }) => m.text)).toEqual(["and then summarise it"]);
     expect(json.steering).toEqual([]);
     const clear = await task("queue", "clear", id);
-    expect(clear.stdout.trim()).toBe(`cleared 1 queued message(s) of task ${id}`);
+    expect(clear.stdout.trim()).toBe(`cleared 1 queued message of task ${id}`);
     expect((await task("queue", "clear", id, "--json")).json()).toEqual({ task_id: id, cleared: 0 });
     expect((await task("queue", "list", id)).stdout.trim()).toBe(`no queued messages for task ${id}`);
 

@@ -52,8 +52,10 @@ async function waitForStatus(id: string, wanted: string[]): Promise<string> {
 }
 
 describe("slash commands", () => {
-  it("/help lists every registered command", async () => {
+  it("/help lists every registered command and /exit, in lines that fit 80 columns", async () => {
     const help = await slash("/help");
+    for (const line of help.split("\n")) expect(line.length, line).toBeLessThanOrEqual(80);
+    expect(help).toContain("/exit (or Ctrl-D) leaves the chat");
     for (const usage of [
       "/help",
       "/status",
@@ -106,11 +108,11 @@ describe("slash commands", () => {
 
   it("/doctor prints the checks; /advice adds the to-do list", async () => {
     const doctor = await slash("/doctor");
-    expect(doctor).toMatch(/\d+ ok, \d+ warning\(s\), \d+ failed/);
+    expect(doctor).toMatch(/\d+ ok, \d+ warnings?, \d+ failed/);
     expect(doctor).toMatch(/^ok {2}/m);
     expect(doctor).not.toContain("Advice:");
     const advice = await slash("/advice");
-    expect(advice).toMatch(/\d+ ok, \d+ warning\(s\), \d+ failed/);
+    expect(advice).toMatch(/\d+ ok, \d+ warnings?, \d+ failed/);
     expect(advice).toContain("Advice:\n  - ");
   });
 

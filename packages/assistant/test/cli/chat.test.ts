@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { agentDataDir, startScriptedDaemon } from "../agent/helpers.ts";
@@ -7,9 +7,9 @@ import { api as apiCall, cliBin, type TestDaemon, tempDataDir, until } from "../
 import { type ScriptedServer, startOpenAiServer } from "../llm/servers/openaiServer.ts";
 import { runCli } from "../setup/helpers.ts";
 
-// How a one-shot `assistant chat` ends when the person stops it: its reader closes the pipe (`| head -c 5`), or
-// Ctrl-C while a tool call waits for approval. A real daemon against the scripted model server; real pipes and
-// signals.
+// `assistant chat` as a person sees it: tool results by their first line, and how a one-shot question ends when
+// the person stops it: its reader closes the pipe (`| head -c 5`), or Ctrl-C while a tool call waits for
+// approval. A real daemon against the scripted model server; real pipes and signals.
 
 let server: ScriptedServer;
 let daemon: TestDaemon;
@@ -30,6 +30,23 @@ afterAll(async () => {
 });
 
 const api = (method: string, path: string, body?: unknown) => apiCall(daemon, method, path, body);
+
+describe("tool results in the chat", () => {
+  it("show the first line of what the tool read, not the untrusted-data fence around it", async () => {
+    const note = join(work, "files", "note.txt");
+    writeFileSync(note, "Buy milk and eggs\nCall the plumber\n");
+    server.enqueue(
+      { kind: "tool_call", name: "read_file", arguments: { path: note } },
+      { kind: "reply", text: "You need milk and eggs." },
+    );
+    const chat = await runCli(["chat", "--task-type", "conversation", "what is on my note?"], {
+      env: { ASSISTANT_DATA_DIR: dataDir },
+    });
+    expect(chat.code, chat.stderr).toBe(0);
+    expect(chat.stdout).toContain("tool_result read_file ok: Buy milk and eggs");
+    expect(chat.stdout).not.toContain("untrusted_data");
+  });
+});
 
 describe("assistant chat into a pipe that closes", () => {
   it("`assistant chat ... | head -c 5` prints 5 bytes and ends quietly with exit 0", async () => {

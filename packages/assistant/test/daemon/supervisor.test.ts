@@ -29,7 +29,7 @@ describe("the supervisor behind `assistant start`", () => {
     expect(box.log()).toContain("the daemon was killed by SIGKILL; restarting it in 1 s");
     const status = await box.cli(["status"]);
     expect(status.code).toBe(0);
-    expect(status.stdout).toContain(`pid       ${second} (supervised by ${first.supervisor_pid}, restarted 1 times)`);
+    expect(status.stdout).toContain(`pid       ${second} (supervised by ${first.supervisor_pid}, restarted 1 time)`);
   });
 
   it.runIf(process.platform === "linux")(

@@ -1,6 +1,7 @@
 import { lstatSync, readdirSync, readlinkSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
+import { plural } from "../../util/plural.ts";
 import { resolveRequestPath } from "../policy/paths.ts";
 import { defineTool, ToolFailure } from "../tool.ts";
 
@@ -32,7 +33,10 @@ export const listDirTool = defineTool({
     if (names.length === 0) return { text: `${path} is empty.` };
     const lines = names.slice(0, MAX_ENTRIES).map((name) => describe(path, name));
     if (names.length > MAX_ENTRIES) lines.push(`[... ${names.length - MAX_ENTRIES} more entries not listed ...]`);
-    return { text: `${path} (${names.length} entries):\n${lines.join("\n")}`, untrusted: `directory listing ${path}` };
+    return {
+      text: `${path} (${plural(names.length, "entry", "entries")}):\n${lines.join("\n")}`,
+      untrusted: `directory listing ${path}`,
+    };
   },
 });
 

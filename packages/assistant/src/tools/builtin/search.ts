@@ -1,6 +1,7 @@
 import { closeSync, constants, type Dirent, lstatSync, readdirSync, readSync } from "node:fs";
 import { join, relative } from "node:path";
 import { z } from "zod";
+import { plural } from "../../util/plural.ts";
 import { openApproved } from "../files.ts";
 import type { DaemonFiles } from "../policy/daemonFiles.ts";
 import { resolveRequestPath } from "../policy/paths.ts";
@@ -114,7 +115,7 @@ export const searchTool = defineTool({
     else if (rootStat.isFile()) scanFile(root);
     else throw new ToolFailure(`${root} is neither a file nor a directory`);
 
-    const summary = `${matches.length} match${matches.length === 1 ? "" : "es"} for ${JSON.stringify(args.query)} in ${stats.files} files under ${root}${stats.skipped ? ` (${stats.skipped} skipped: binary, too large or unreadable)` : ""}${stop ? `; ${stop}` : ""}.`;
+    const summary = `${plural(matches.length, "match", "matches")} for ${JSON.stringify(args.query)} in ${plural(stats.files, "file")} under ${root}${stats.skipped ? ` (${stats.skipped} skipped: binary, too large or unreadable)` : ""}${stop ? `; ${stop}` : ""}.`;
     if (matches.length === 0) return { text: summary };
     return { text: `${summary}\n${matches.join("\n")}`, untrusted: `search results under ${root}` };
   },
