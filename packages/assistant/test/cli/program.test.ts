@@ -84,7 +84,7 @@ describe("command areas loaded on demand", () => {
       [["status"], 1, down],
       [["vault", "list"], 0, /the vault is empty/],
       [["config", "validate"], 0, /llm_router\.yaml/],
-      [["config", "models", "routes"], 0, /conversation\s+assistant_embedded/],
+      [["config", "models", "routes"], 0, /conversation \(default\)\s+assistant_embedded/],
       [["toolset", "profiles"], 0, /tools_policy\.yaml is missing/],
       [["router", "show", "qwen"], 1, /./],
       [["task", "list"], 1, down],
