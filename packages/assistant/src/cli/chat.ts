@@ -8,10 +8,11 @@ import { taskTypeArgument } from "./taskTypeOption.ts";
 // `assistant chat`: talk to the running daemon. With a message it answers once (streamed, or whole with --json);
 // without one it is an interactive session that keeps its session id across turns. Lines starting with "/" are
 // slash commands, answered by the daemon without the model. Tool calls and results are shown as dim lines; when a
-// call needs approval, the interactive session asks `Approve <tool>? [y/N]` (the next input line answers, also
-// when stdin is piped) and a one-shot question prints the command that approves it. When a route target failed,
-// one line on stderr names it and who answered instead (docs/models.md#when-a-model-fails); a one-shot question
-// that only the built-in core answered exits 1.
+// call needs approval, the interactive session shows its arguments and asks `Approve <tool>? [y/N/always]` (the
+// next input line answers, also when stdin is piped; always also records a persistent allow) and a one-shot
+// question prints the command that approves it. When a route target failed, one line on stderr names it and who
+// answered instead (docs/models.md#when-a-model-fails); a one-shot question that only the built-in core answered
+// exits 1.
 
 interface ChatOptions {
   session?: string;
@@ -111,37 +112,60 @@ export function isYes(answer: string | undefined): boolean {
   return /^\s*y(es)?\s*$/i.test(answer ?? "");
 }
 
+/** `always` / `a` (any case): approve, and let the same tool on the same scope run without asking from now on. */
+export function isAlways(answer: string | undefined): boolean {
+  return /^\s*a(lways)?\s*$/i.test(answer ?? "");
+}
+
 /**
- * A tool call waiting for approval: with `ask`, asks `Approve <tool>? [y/N]` and approves or denies the queue
- * item; without, prints the commands that do it. Returns what was done.
+ * A tool call waiting for approval: shows what it would do (its arguments, what it would replace), then with
+ * `ask` asks `Approve <tool>? [y/N/always]` and approves (`always`: and records a persistent allow for the tool and
+ * what it asked about) or denies the queue item; without, prints the commands that do it. Returns what was done.
  */
 export async function handleApproval(
   ctx: Pick<CliContext, "stdout" | "stderr">,
-  client: Pick<Client, "approveQueueItem" | "denyQueueItem">,
+  client: Pick<Client, "approveQueueItem" | "denyQueueItem" | "getQueueItem">,
   data: Extract<TaskStreamMessage, { event: "approval_requested" }>["data"],
   ask: Ask | undefined,
 ): Promise<"approved" | "denied" | "shown" | "failed"> {
   const itemId = data.queue_item_id;
   const tool = data.tool;
+  const { withDaemon } = await import("./daemonClient.ts");
   ctx.stdout.write(`approval needed: ${tool} (rule: ${data.rule}, queue item ${itemId})\n`);
+  let scope: string | null = null;
+  try {
+    const item = await withDaemon(`item ${itemId} cannot be read`, () => client.getQueueItem(itemId));
+    scope = item.scope;
+    ctx.stdout.write(`  arguments: ${short(item.arguments_summary, 200)}\n`);
+    if (item.notice) ctx.stdout.write(`  note: this ${item.notice}\n`);
+  } catch (error) {
+    ctx.stderr.write(`error: ${(error as Error).message}\n`);
+    return "failed";
+  }
+  const always = scope === null ? "" : ` (always: ${tool} on ${scope} from now on)`;
   if (!ask) {
     ctx.stdout.write(
-      `approve it with \`assistant permissions queue approve ${itemId}\` or deny it with \`assistant permissions queue deny ${itemId}\`\n`,
+      `approve it with \`assistant permissions queue approve ${itemId}\`${scope === null ? "" : " [--always]"} or deny it with \`assistant permissions queue deny ${itemId}\`\n`,
     );
     return "shown";
   }
-  const action = isYes(await ask(`Approve ${tool}? [y/N] `)) ? "approve" : "deny";
-  const { withDaemon } = await import("./daemonClient.ts");
+  const answer = await ask(`Approve ${tool}?${always} [y/N${scope === null ? "" : "/always"}] `);
+  const forever = scope !== null && isAlways(answer);
+  const action = isYes(answer) || forever ? "approve" : "deny";
   try {
     await withDaemon(`item ${itemId} cannot be changed`, () =>
-      action === "approve" ? client.approveQueueItem(itemId, {}) : client.denyQueueItem(itemId, {}),
+      action === "approve"
+        ? client.approveQueueItem(itemId, forever ? { always: true } : {})
+        : client.denyQueueItem(itemId, {}),
     );
   } catch (error) {
     ctx.stderr.write(`error: ${(error as Error).message}\n`); // expired or resolved elsewhere: the chat goes on
     return "failed";
   }
   const done = action === "approve" ? "approved" : "denied";
-  ctx.stdout.write(`${done} ${tool}\n`);
+  ctx.stdout.write(
+    forever ? `${done} ${tool}; from now on ${tool} on ${scope} runs without asking\n` : `${done} ${tool}\n`,
+  );
   return done;
 }
 

@@ -54,7 +54,7 @@ export function registerPermissionsCommands(program: Command, ctx: CliContext): 
       output(ctx, opts.json, items, () => formatQueue(items, opts.status));
     });
   for (const action of ["approve", "deny", "expire"] as const) {
-    queue
+    const command = queue
       .command(action)
       .description(
         action === "approve"
@@ -65,23 +65,30 @@ export function registerPermissionsCommands(program: Command, ctx: CliContext): 
       )
       .argument("<id>", "queue item id (`assistant permissions queue list`)")
       .option("--note <text>", "a note for the record (at most 2000 characters)")
-      .option("--json", "machine-readable output")
-      .action(async (itemId: string, opts: { note?: string; json?: boolean }) => {
-        const body = opts.note !== undefined ? { note: opts.note } : {};
-        const item = await callDaemon(ctx, `item ${itemId} cannot be changed`, (client) =>
-          action === "approve"
-            ? client.approveQueueItem(itemId, body)
-            : action === "deny"
-              ? client.denyQueueItem(itemId, body)
-              : client.expireQueueItem(itemId, body),
-        );
-        output(
-          ctx,
-          opts.json,
-          item,
-          () => `${item.id} ${item.status} (${item.tool})${item.note ? `: ${item.note}` : ""}`,
-        );
+      .option("--json", "machine-readable output");
+    if (action === "approve") {
+      command.option("--always", "also let this tool run on the same scope without asking from now on");
+    }
+    command.action(async (itemId: string, opts: { note?: string; always?: boolean; json?: boolean }) => {
+      const body = {
+        ...(opts.note !== undefined ? { note: opts.note } : {}),
+        ...(opts.always ? { always: true } : {}),
+      };
+      const item = await callDaemon(ctx, `item ${itemId} cannot be changed`, (client) =>
+        action === "approve"
+          ? client.approveQueueItem(itemId, body)
+          : action === "deny"
+            ? client.denyQueueItem(itemId, body)
+            : client.expireQueueItem(itemId, body),
+      );
+      output(ctx, opts.json, item, () => {
+        const line = `${item.id} ${item.status} (${item.tool})${item.note ? `: ${item.note}` : ""}`;
+        const decision = "decision" in item ? (item.decision as Decision | null) : null;
+        return decision
+          ? `${line}\nfrom now on ${decision.tool} on ${decision.scope} runs without asking (decision ${decision.id})`
+          : line;
       });
+    });
   }
 
   const decisions = permissions.command("decisions").description("persistent allow/deny rules by tool and scope");

@@ -305,4 +305,15 @@ export const MIGRATIONS: Migration[] = [
       ALTER TABLE schedules ADD COLUMN timezone TEXT CHECK (timezone IS NULL OR cron IS NOT NULL);
     `,
   },
+  {
+    version: 9,
+    name: "review queue scope and notice",
+    sql: `
+      -- What "always" would allow from now on (docs/tools.md#persistent-decisions-and-allow_all): the path, command,
+      -- host, device interface or tool the call asked about; null for items queued before this version.
+      ALTER TABLE review_queue ADD COLUMN scope TEXT;
+      -- What the person should know before approving, e.g. that a write replaces an existing file.
+      ALTER TABLE review_queue ADD COLUMN notice TEXT;
+    `,
+  },
 ];

@@ -8,6 +8,7 @@ import { summarizeArguments } from "./approvals/queue.ts";
 import type { SandboxStatus } from "./commandSandbox.ts";
 import { markUntrusted, truncateOutput } from "./output.ts";
 import { type DaemonFiles, MOVED } from "./policy/daemonFiles.ts";
+import { approvalNotice, decisionScope } from "./policy/decisionScope.ts";
 import type { Decision, ToolRequest } from "./policy/types.ts";
 import type { PolicySource } from "./policySource.ts";
 import type { ToolRegistry } from "./registry.ts";
@@ -197,10 +198,13 @@ export class ToolRunner {
         // One approval covers the call the operator saw (its arguments), not each resource it asks about.
         if (approvedItem)
           return { effect: "allow", rule: `review queue item ${approvedItem} approved`, source: "review queue" };
+        const notice = approvalNotice(request);
         const item = this.#options.queue.request({
           tool: name,
           arguments: argsRecord,
           rule: decision.rule,
+          scope: decisionScope(request),
+          ...(notice ? { notice } : {}),
           ...(options.taskId ? { task_id: options.taskId } : {}),
           ...(options.sessionId ? { session_id: options.sessionId } : {}),
         });

@@ -1,7 +1,7 @@
-import { appendFileSync, existsSync, readFileSync, rmSync } from "node:fs";
+import { appendFileSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { handleApproval, isYes } from "../../src/cli/chat.ts";
+import { handleApproval, isAlways, isYes } from "../../src/cli/chat.ts";
 import type { CliContext } from "../../src/cli/context.ts";
 import { dataPaths } from "../../src/config/paths.ts";
 import { agentDataDir, startScriptedDaemon } from "../agent/helpers.ts";
@@ -200,8 +200,10 @@ describe("assistant chat: inline approvals", () => {
     expect(chat.code, chat.stderr).toBe(0);
     expect(chat.stdout).toContain("tool_call write_file");
     expect(chat.stdout).toMatch(/approval needed: write_file \(rule: require_approval: write_file, queue item \S+\)/);
-    expect(chat.stdout).toContain("Approve write_file? [y/N] ");
-    expect(chat.stdout).toContain("approved write_file");
+    expect(chat.stdout).toContain(`  arguments: {"path":"${target}","content":"written after approval"}`);
+    expect(chat.stdout).not.toContain("replaces the existing file");
+    expect(chat.stdout).toContain(`Approve write_file? (always: write_file on ${target} from now on) [y/N/always] `);
+    expect(chat.stdout).toContain("approved write_file\n");
     expect(chat.stdout).toMatch(/tool_result write_file ok/);
     expect(chat.stdout).toContain("I wrote the file.");
     expect(readFileSync(target, "utf8")).toBe("written after approval");
@@ -221,6 +223,38 @@ describe("assistant chat: inline approvals", () => {
     expect(chat.stdout).toContain("denied write_file");
     expect(chat.stdout).toMatch(/tool_result write_file denied/);
     expect(existsSync(target)).toBe(false);
+  });
+
+  it("says when a write replaces a file; always approves and lets the same write run without asking", async () => {
+    const target = join(work, "replaced.txt");
+    writeFileSync(target, "the old text");
+    server.enqueue(
+      { kind: "tool_call", name: "write_file", arguments: { path: target, content: "the new text" } },
+      { kind: "reply", text: "Replaced." },
+    );
+    const chat = await runCli(["chat", "--task-type", "conversation"], {
+      env: { ASSISTANT_DATA_DIR: dataDir },
+      input: "replace the note\nalways\n",
+    });
+    expect(chat.code, chat.stderr).toBe(0);
+    expect(chat.stdout).toContain(`  note: this replaces the existing file ${target} (12 bytes)`);
+    expect(chat.stdout).toContain(`approved write_file; from now on write_file on ${target} runs without asking`);
+    expect(readFileSync(target, "utf8")).toBe("the new text");
+    const decisions = (await api("GET", "/api/permissions/decisions")).json().items as Array<Record<string, string>>;
+    const made = decisions.find((d) => d.scope === target);
+    expect(made).toMatchObject({ tool: "write_file", effect: "allow" });
+
+    server.enqueue(
+      { kind: "tool_call", name: "write_file", arguments: { path: target, content: "again" } },
+      { kind: "reply", text: "Again." },
+    );
+    const again = await runCli(["chat", "--task-type", "conversation", "once", "more"], {
+      env: { ASSISTANT_DATA_DIR: dataDir },
+    });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).not.toContain("approval needed");
+    expect(readFileSync(target, "utf8")).toBe("again");
+    expect((await api("DELETE", `/api/permissions/decisions/${made!.id}`)).status).toBe(200);
   });
 
   it("a one-shot question prints how to approve, and goes on once approved elsewhere", async () => {
@@ -243,7 +277,8 @@ describe("assistant chat: inline approvals", () => {
     const chat = await running;
     expect(chat.code, chat.stderr).toBe(0);
     expect(chat.stdout).toContain(`approve it with \`assistant permissions queue approve ${item.id}\``);
-    expect(chat.stdout).not.toContain("[y/N]");
+    expect(chat.stdout).not.toContain("[y/N");
+    expect(chat.stdout).toContain(`\`assistant permissions queue approve ${item.id}\` [--always]`);
     expect(chat.stdout).toContain("Done.");
     expect(readFileSync(target, "utf8")).toBe("one shot");
   });
@@ -269,11 +304,12 @@ describe("handleApproval", () => {
   }
   const data = { queue_item_id: "q-1", tool: "write_file", rule: "require_approval: write_file" };
 
-  it("approves on y, denies otherwise, and only prints the commands without a prompt", async () => {
+  it("approves on y (always: with a decision), denies otherwise, and only prints the commands without a prompt", async () => {
     const calls: string[] = [];
     const client = {
-      approveQueueItem: async (id: string) => {
-        calls.push(`approve ${id}`);
+      getQueueItem: async () => ({ arguments_summary: '{"path":"/w/a.txt"}', scope: "/w/a.txt", notice: null }),
+      approveQueueItem: async (id: string, body: { always?: boolean }) => {
+        calls.push(`approve ${id}${body.always ? " always" : ""}`);
       },
       denyQueueItem: async (id: string) => {
         calls.push(`deny ${id}`);
@@ -286,14 +322,17 @@ describe("handleApproval", () => {
       return "Y";
     };
     expect(await handleApproval(ctx, client as never, data, ask)).toBe("approved");
-    expect(questions).toEqual(["Approve write_file? [y/N] "]);
+    expect(questions).toEqual(["Approve write_file? (always: write_file on /w/a.txt from now on) [y/N/always] "]);
     expect(await handleApproval(ctx, client as never, data, async () => "")).toBe("denied");
     expect(await handleApproval(ctx, client as never, data, async () => undefined)).toBe("denied");
-    expect(calls).toEqual(["approve q-1", "deny q-1", "deny q-1"]);
+    expect(await handleApproval(ctx, client as never, data, async () => " Always")).toBe("approved");
+    expect(calls).toEqual(["approve q-1", "deny q-1", "deny q-1", "approve q-1 always"]);
     expect(await handleApproval(ctx, client as never, data, undefined)).toBe("shown");
-    expect(calls).toHaveLength(3);
+    expect(calls).toHaveLength(4);
     expect(ctx.out()).toContain("assistant permissions queue approve q-1");
     expect(["y", "yes", " Yes "].every(isYes)).toBe(true);
     expect(["", "n", "yeah", "no"].some(isYes)).toBe(false);
+    expect(["a", "always", " ALWAYS "].every(isAlways)).toBe(true);
+    expect(["", "y", "al", "always!"].some(isAlways)).toBe(false);
   });
 });

@@ -5,6 +5,7 @@ import type { CallOptions, NoContent, OperationRequest } from "../operation.ts";
 import type {
   AgentList,
   ApprovalMode,
+  ApprovedQueueItem,
   BudgetStatus,
   CatalogEntryPage,
   ChatCompletion,
@@ -293,9 +294,10 @@ export type GetQueueItemResult = QueueItem;
 
 export type ApproveQueueItemBody = {
   note?: string;
+  always?: boolean;
 };
 
-export type ApproveQueueItemResult = QueueItem;
+export type ApproveQueueItemResult = ApprovedQueueItem;
 
 export type DenyQueueItemBody = {
   note?: string;
@@ -1052,7 +1054,7 @@ export abstract class Operations {
     });
   }
 
-  /** Approves a pending item (optional note): the action may continue. `POST /api/permissions/queue/{id}/approve` */
+  /** Approves a pending item (optional note): the action may continue; with always, calls of the same tool on the same scope run without asking from now on (a persistent allow decision). `POST /api/permissions/queue/{id}/approve` */
   approveQueueItem(id: string, body?: ApproveQueueItemBody, options?: CallOptions): Promise<ApproveQueueItemResult> {
     return this.send<ApproveQueueItemResult>({
       operationId: "approveQueueItem",

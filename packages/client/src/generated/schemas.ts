@@ -1460,6 +1460,8 @@ export type QueueItem = {
   task_id: string | null;
   session_id: string | null;
   rule: string;
+  scope: string | null;
+  notice: string | null;
   status: "pending" | "approved" | "denied" | "expired";
   note: string | null;
   created_at: string;
@@ -1468,10 +1470,22 @@ export type QueueItem = {
   resolved_at: string | null;
 };
 
-/** One page of a list: pass next_cursor back as cursor for the next page; null on the last */
-export type DecisionPage = {
-  items: Decision[];
-  next_cursor: string | null;
+export type ApprovedQueueItem = {
+  id: string;
+  tool: string;
+  arguments_summary: string;
+  task_id: string | null;
+  session_id: string | null;
+  rule: string;
+  scope: string | null;
+  notice: string | null;
+  status: "pending" | "approved" | "denied" | "expired";
+  note: string | null;
+  created_at: string;
+  updated_at: string;
+  expires_at: string;
+  resolved_at: string | null;
+  decision: Decision | null;
 };
 
 export type Decision = {
@@ -1481,6 +1495,12 @@ export type Decision = {
   effect: "allow" | "deny";
   created_at: string;
   updated_at: string;
+};
+
+/** One page of a list: pass next_cursor back as cursor for the next page; null on the last */
+export type DecisionPage = {
+  items: Decision[];
+  next_cursor: string | null;
 };
 
 export type ApprovalMode = {

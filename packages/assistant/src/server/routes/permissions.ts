@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Services } from "../../runtime/services.ts";
+import { approveAlways } from "../../tools/approvals/always.ts";
 import { decisionSchema, EFFECTS, MAX_SCOPE_CHARS } from "../../tools/approvals/decisions.ts";
 import { APPROVAL_MODES } from "../../tools/approvals/mode.ts";
 import { MAX_NOTE_CHARS, queueItemSchema } from "../../tools/approvals/queue.ts";
@@ -13,11 +14,18 @@ import { defineRoute, type RouteSpec } from "../route.ts";
 const idParams = z.strictObject({ id: z.string().min(1).max(128) });
 
 const noteBody = z.strictObject({ note: z.string().max(MAX_NOTE_CHARS).optional() }).optional();
+const approveBody = z
+  .strictObject({ note: z.string().max(MAX_NOTE_CHARS).optional(), always: z.boolean().optional() })
+  .optional();
+/** An approved item, with the allow decision `always` made (or found), else null. */
+const approvedSchema = queueItemSchema
+  .extend({ decision: decisionSchema.nullable() })
+  .meta({ id: "ApprovedQueueItem" });
 const modeSchema = z.object({ mode: z.enum(APPROVAL_MODES) }).meta({ id: "ApprovalMode" });
 
 export function permissionRoutes(services: Services): RouteSpec[] {
   const { queue, decisions, mode } = services.approvals;
-  const act = (action: "approve" | "deny" | "expire", summary: string) =>
+  const act = (action: "deny" | "expire", summary: string) =>
     defineRoute({
       method: "POST",
       url: `/api/permissions/queue/:id/${action}`,
@@ -52,7 +60,23 @@ export function permissionRoutes(services: Services): RouteSpec[] {
       errors: ["not_found"],
       handler: ({ params }) => queue.get(params.id),
     }),
-    act("approve", "Approves a pending item (optional note): the action may continue"),
+    defineRoute({
+      method: "POST",
+      url: "/api/permissions/queue/:id/approve",
+      operationId: "approveQueueItem",
+      summary:
+        "Approves a pending item (optional note): the action may continue; with always, calls of the same tool on the same scope run without asking from now on (a persistent allow decision)",
+      tag: "permissions",
+      params: idParams,
+      body: approveBody,
+      response: approvedSchema,
+      errors: ["not_found", "conflict"],
+      handler: ({ params, body }) => {
+        if (!body?.always) return { ...queue.approve(params.id, body?.note), decision: null };
+        const { item, decision } = approveAlways({ queue, decisions }, params.id, body.note);
+        return { ...item, decision };
+      },
+    }),
     act("deny", "Denies a pending item (optional note): the action is blocked with feedback"),
     act("expire", "Expires a pending item (optional note)"),
     defineRoute({

@@ -30,6 +30,10 @@ export const queueItemSchema = z
     session_id: z.string().nullable(),
     /** The policy rule that asked for approval. */
     rule: z.string(),
+    /** What an "always" approval allows from now on (a persistent allow decision for tool and scope). */
+    scope: z.string().nullable(),
+    /** What to know before approving, e.g. `replaces the existing file /x (120 bytes)`. */
+    notice: z.string().nullable(),
     status: z.enum(QUEUE_STATUSES),
     note: z.string().nullable(),
     created_at: z.string(),
@@ -47,6 +51,8 @@ export interface QueueRequest {
   task_id?: string;
   session_id?: string;
   rule: string;
+  scope?: string;
+  notice?: string;
 }
 
 export interface QueueListQuery {
@@ -71,7 +77,7 @@ interface Row extends QueueItem {
 }
 
 const COLUMNS =
-  "seq, id, tool, arguments_summary, task_id, session_id, rule, status, note, created_at, updated_at, expires_at, resolved_at";
+  "seq, id, tool, arguments_summary, task_id, session_id, rule, scope, notice, status, note, created_at, updated_at, expires_at, resolved_at";
 
 /** The arguments as the operator sees them: registered secrets redacted, long values cut, deep nesting elided. */
 export function summarizeArguments(args: Record<string, unknown>): string {
@@ -137,6 +143,8 @@ export class ReviewQueue {
       task_id: input.task_id ?? null,
       session_id: input.session_id ?? null,
       rule: input.rule,
+      scope: input.scope ?? null,
+      notice: input.notice ?? null,
       status: "pending",
       note: null,
       created_at: created,
@@ -146,7 +154,7 @@ export class ReviewQueue {
     };
     statement(
       this.#db,
-      `INSERT INTO review_queue (${COLUMNS.replace("seq, ", "")}) VALUES (@id, @tool, @arguments_summary, @task_id, @session_id, @rule, @status, @note, @created_at, @updated_at, @expires_at, @resolved_at)`,
+      `INSERT INTO review_queue (${COLUMNS.replace("seq, ", "")}) VALUES (@id, @tool, @arguments_summary, @task_id, @session_id, @rule, @scope, @notice, @status, @note, @created_at, @updated_at, @expires_at, @resolved_at)`,
     ).run(item);
     this.#events?.emit(
       "approval_requested",

@@ -241,6 +241,38 @@ describe("assistant permissions (CLI)", () => {
     expect(unknown.stderr).toContain("no review queue item no-such-item");
   });
 
+  it("queue approve --always approves and records the allow decision for the item's tool and scope", async () => {
+    const item = queue.request({ ...call(), scope: "git" });
+    const approved = await cli(["queue", "approve", item.id, "--always"]);
+    expect(approved.code, approved.stderr).toBe(0);
+    const decision = (await api("GET", "/api/permissions/decisions"))
+      .json()
+      .items.find((d: { scope: string }) => d.scope === "git");
+    expect(decision).toMatchObject({ tool: "run_command", effect: "allow" });
+    expect(approved.stdout).toBe(
+      `${item.id} approved (run_command)\nfrom now on run_command on git runs without asking (decision ${decision.id})\n`,
+    );
+    // The same again finds the decision instead of failing on a duplicate.
+    const second = queue.request({ ...call(), scope: "git" });
+    expect((await cli(["queue", "approve", second.id, "--always", "--json"])).json().decision.id).toBe(decision.id);
+    await api("DELETE", `/api/permissions/decisions/${decision.id}`);
+
+    // A deny decision for the scope wins: nothing is approved. An item that does not say its scope cannot be.
+    const denyRule = (
+      await api("POST", "/api/permissions/decisions", { tool: "run_command", scope: "curl", effect: "deny" })
+    ).json();
+    const blocked = queue.request({ ...call(), scope: "curl" });
+    const refused = await cli(["queue", "approve", blocked.id, "--always"]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`a deny decision for run_command curl exists (id ${denyRule.id})`);
+    expect((await api("GET", `/api/permissions/queue/${blocked.id}`)).json().status).toBe("pending");
+    const old = queue.request(call());
+    const unknown = await cli(["queue", "approve", old.id, "--always"]);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain("does not say what it is about");
+    await api("DELETE", `/api/permissions/decisions/${denyRule.id}`);
+  });
+
   it("decisions add, list, delete and mode", async () => {
     const added = await cli(["decisions", "add", "web_fetch", "example.org", "deny", "--json"]);
     expect(added.code, added.stderr).toBe(0);
