@@ -1,4 +1,4 @@
-import { linkSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { linkSync, mkdirSync, readFileSync, realpathSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { MAX_OUTPUT_CHARS } from "../../src/tools/output.ts";
@@ -220,7 +220,14 @@ describe("effective view", () => {
     const view = h.effective();
     const byName = Object.fromEntries(view.tools.map((t) => [t.name, t]));
     expect(view.policy_status).toBe("ok");
-    expect(byName.read_file).toMatchObject({ status: "allowed", rule: "allowed_read_paths: ." });
+    // `.` is shown with the folder it is: the daemon's working directory.
+    const cwd = realpathSync(h.cwd);
+    expect(byName.read_file).toMatchObject({ status: "allowed", rule: `allowed_read_paths: . (${cwd})` });
+    expect(view.working_directory).toBe(h.cwd);
+    expect(view.paths).toEqual([
+      { list: "allowed_read_paths", entry: ".", path: cwd, warning: null },
+      { list: "allowed_write_paths", entry: ".", path: cwd, warning: null },
+    ]);
     expect(byName.write_file).toMatchObject({ status: "needs_approval", rule: "require_approval: write_file" });
     h.approvals.mode.set("allow_all");
     expect(Object.fromEntries(h.effective().tools.map((t) => [t.name, t.status])).write_file).toBe("allowed");
