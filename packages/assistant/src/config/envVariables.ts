@@ -561,6 +561,23 @@ export const ENV_VARIABLES = {
     defaultText: "`LC_ALL`, else `LANG`",
     meaning: "language `assistant init` proposes: a value starting with `fr` is French, anything else English",
   }),
+  visual: readElsewhere({
+    name: "VISUAL",
+    group: "cli",
+    type: text(),
+    default: undefined,
+    meaning: "the editor `assistant mission edit` opens (with its arguments, through the shell)",
+    readBy: "cli/mission.ts: read when the command runs",
+  }),
+  editor: readElsewhere({
+    name: "EDITOR",
+    group: "cli",
+    type: text(),
+    default: undefined,
+    defaultText: "`vi`",
+    meaning: "the editor `assistant mission edit` opens when `VISUAL` is not set",
+    readBy: "cli/mission.ts: read when the command runs",
+  }),
 };
 
 export type SettingKey = keyof typeof ENV_VARIABLES;
