@@ -28,15 +28,15 @@ export function registerChatCommand(program: Command, ctx: CliContext): void {
     .option("--session <id>", "continue this session")
     .option("--task-type <type>", "route as this task type instead of classifying the message", taskTypeArgument)
     .option("--json", "one-shot only: print the whole reply as JSON")
-    .action(async (words: string[], opts: ChatOptions) => {
+    .action(async (words: string[], opts: ChatOptions, command: Command) => {
+      const message = words.join(" ").trim();
+      if (!message && opts.json) command.error('error: --json needs a message: assistant chat --json "question"');
       const { connectDaemon } = await import("./daemonClient.ts");
       const client = await connectDaemon(ctx, "there is nobody to chat with");
-      const message = words.join(" ").trim();
       if (message) {
         await oneShot(ctx, client, message, opts);
         return;
       }
-      if (opts.json) throw new AppError("invalid_request", '--json needs a message: assistant chat --json "question"');
       await interactive(ctx, client, opts);
     });
 }

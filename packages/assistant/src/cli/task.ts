@@ -1,5 +1,5 @@
 import type { StoredEvent, Task, TaskEvents, TaskQueue } from "@assistant/client";
-import type { Command } from "commander";
+import { type Command, InvalidArgumentError } from "commander";
 import { AppError } from "../util/errors.ts";
 import { plural } from "../util/plural.ts";
 import { type CliContext, output } from "./context.ts";
@@ -13,13 +13,21 @@ const FINAL = new Set(["completed", "failed", "cancelled"]);
 const DEFAULT_INTERVAL_MS = 500;
 const EVENTS_PAGE = 1000;
 
-function intOption(name: string, raw: string | undefined, min: number, max: number, fallback: number): number {
-  if (raw === undefined) return fallback;
-  const value = Number(raw);
-  if (!/^\d+$/.test(raw.trim()) || !Number.isInteger(value) || value < min || value > max) {
-    throw new AppError("invalid_request", `${name} must be a whole number from ${min} to ${max} (got "${raw}")`);
-  }
-  return value;
+/** An option parser for a whole number in [min, max]; a bad value is a usage error (exit 2). */
+function wholeNumber(min: number, max: number): (raw: string) => number {
+  return (raw) => {
+    const value = Number(raw);
+    if (!/^\d+$/.test(raw.trim()) || !Number.isInteger(value) || value < min || value > max) {
+      throw new InvalidArgumentError(`expected a whole number from ${min} to ${max}`);
+    }
+    return value;
+  };
+}
+
+function taskStatus(raw: string): (typeof STATUSES)[number] {
+  const status = STATUSES.find((known) => known === raw);
+  if (!status) throw new InvalidArgumentError(`expected one of ${STATUSES.join(", ")}`);
+  return status;
 }
 
 export function registerTaskCommands(program: Command, ctx: CliContext): void {
@@ -30,15 +38,11 @@ export function registerTaskCommands(program: Command, ctx: CliContext): void {
   task
     .command("list")
     .description("tasks, newest first")
-    .option("--status <status>", `only tasks in this state (${STATUSES.join(", ")})`)
-    .option("--limit <n>", "at most this many tasks (1-500, default 50)")
+    .option("--status <status>", `only tasks in this state (${STATUSES.join(", ")})`, taskStatus)
+    .option("--limit <n>", "at most this many tasks (1-500)", wholeNumber(1, 500), 50)
     .option("--json", "machine-readable output")
-    .action(async (opts: { status?: string; limit?: string; json?: boolean }) => {
-      const status = STATUSES.find((known) => known === opts.status);
-      if (opts.status !== undefined && !status) {
-        throw new AppError("invalid_request", `--status must be one of ${STATUSES.join(", ")} (got "${opts.status}")`);
-      }
-      const limit = intOption("--limit", opts.limit, 1, 500, 50);
+    .action(async (opts: { status?: (typeof STATUSES)[number]; limit: number; json?: boolean }) => {
+      const { status, limit } = opts;
       const page = await callDaemon(ctx, "the tasks cannot be listed", (client) =>
         client.listTasks({ limit, ...(status ? { status } : {}) }),
       );
@@ -60,10 +64,10 @@ export function registerTaskCommands(program: Command, ctx: CliContext): void {
     .command("events")
     .description("the task's stored events, oldest first")
     .argument("<task_id>", "task id, or its first characters")
-    .option("--limit <n>", "at most this many events (1-1000, default 200)")
+    .option("--limit <n>", "at most this many events (1-1000)", wholeNumber(1, 1000), 200)
     .option("--json", "machine-readable output")
-    .action(async (typedId: string, opts: { limit?: string; json?: boolean }) => {
-      const limit = intOption("--limit", opts.limit, 1, 1000, 200);
+    .action(async (typedId: string, opts: { limit: number; json?: boolean }) => {
+      const { limit } = opts;
       const taskId = await taskIdFrom(ctx, typedId);
       const page = await callDaemon(ctx, `the events of task ${taskId} cannot be listed`, (client) =>
         client.listTaskEvents(taskId, { limit }),
@@ -79,9 +83,9 @@ export function registerTaskCommands(program: Command, ctx: CliContext): void {
     .command("watch")
     .description("follow a task live until it ends; exits 0 when it completed, 1 when it failed or was cancelled")
     .argument("<task_id>", "task id, or its first characters")
-    .option("--interval-ms <n>", `polling interval (50-60000, default ${DEFAULT_INTERVAL_MS})`)
-    .action(async (typedId: string, opts: { intervalMs?: string }) => {
-      const interval = intOption("--interval-ms", opts.intervalMs, 50, 60_000, DEFAULT_INTERVAL_MS);
+    .option("--interval-ms <n>", "polling interval (50-60000)", wholeNumber(50, 60_000), DEFAULT_INTERVAL_MS)
+    .action(async (typedId: string, opts: { intervalMs: number }) => {
+      const interval = opts.intervalMs;
       const taskId = await taskIdFrom(ctx, typedId);
       await watch(ctx, taskId, interval);
     });

@@ -68,8 +68,8 @@ describe("a finished task", () => {
     const failed = await task("list", "--status", "failed");
     expect(failed.stdout).not.toContain(id);
     const bad = await task("list", "--status", "done");
-    expect(bad.code).toBe(1);
-    expect(bad.stderr).toContain("--status must be one of");
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("option '--status <status>' argument 'done' is invalid. expected one of queued");
   });
 
   it("task show prints the status and the reply; --json the record", async () => {
@@ -102,7 +102,7 @@ describe("a finished task", () => {
     expect(json.items.map((e: { kind: string }) => e.kind)).toContain("message_delta");
     const one = (await task("events", id, "--limit", "1", "--json")).json();
     expect(one.items).toHaveLength(1);
-    expect((await task("events", id, "--limit", "0")).code).toBe(1);
+    expect((await task("events", id, "--limit", "0")).code).toBe(2);
   });
 
   it("task report prints the report sections; --json the report", async () => {
@@ -162,8 +162,8 @@ describe("task watch", () => {
   it("refuses a bad --interval-ms", async () => {
     for (const value of ["10", "60001", "abc", "1.5", "-5"]) {
       const watch = await task("watch", "any-task", `--interval-ms=${value}`);
-      expect(watch.code, value).toBe(1);
-      expect(watch.stderr, value).toContain("--interval-ms must be a whole number from 50 to 60000");
+      expect(watch.code, value).toBe(2);
+      expect(watch.stderr, value).toContain("expected a whole number from 50 to 60000");
     }
   });
 });

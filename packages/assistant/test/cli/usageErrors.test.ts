@@ -26,6 +26,23 @@ describe("usage errors through the real CLI", () => {
     expect(option.stderr).toContain("(run `assistant vault rekey --help` for its usage)");
   });
 
+  it("bad option values of the task and chat commands are usage errors, refused before the daemon is asked", async () => {
+    const box = sandbox();
+    for (const [args, words, help] of [
+      [["task", "list", "--limit", "0"], "expected a whole number from 1 to 500", "task list"],
+      [["task", "list", "--status", "done"], "expected one of queued, running", "task list"],
+      [["task", "events", "abc", "--limit", "many"], "expected a whole number from 1 to 1000", "task events"],
+      [["task", "watch", "abc", "--interval-ms", "10"], "expected a whole number from 50 to 60000", "task watch"],
+      [["chat", "--json"], '--json needs a message: assistant chat --json "question"', "chat"],
+    ] as const) {
+      const result = await box.run([...args]);
+      expect(result.code, args.join(" ")).toBe(2);
+      expect(result.stderr).toContain(words);
+      expect(result.stderr).toContain(`(run \`assistant ${help} --help\` for its usage)`);
+      expect(result.stderr).not.toContain("daemon is not running");
+    }
+  });
+
   it("an unknown --task-type is refused before anything is sent, with the close match", async () => {
     const box = sandbox();
     const chat = await box.run(["chat", "--task-type", "code_generatoin", "hello"]);
