@@ -5,6 +5,7 @@ import type { DataPaths } from "../config/paths.ts";
 import { type AutonomousMission, autonomousMissionSchema } from "../config/schemas/autonomousMission.ts";
 import { setYamlValue, updateYamlFile } from "../config/yamlDocument.ts";
 import { TASK_TYPE_ALIASES } from "../llm/routing.ts";
+import { taskTypeProblem } from "../llm/taskTypes.ts";
 import { writeFileAtomic } from "../util/atomicWrite.ts";
 import { AppError, ConfigError } from "../util/errors.ts";
 
@@ -15,9 +16,25 @@ export const MISSION_KEYS = ["objective", "heartbeat_secs", "report_dir", "heart
 
 export type MissionFileRead = { config: AutonomousMission; error: null } | { config: null; error: ConfigError };
 
+// The config schema cannot know the router's task types (config sits below llm): the mission checks them, so a
+// typo is refused with the close match instead of routing every cycle silently as `conversation`.
+function taskTypeProblemOf(mission: AutonomousMission): string | undefined {
+  const preferred = mission.heartbeat_preferred_task_type?.trim();
+  return preferred ? taskTypeProblem(preferred) : undefined;
+}
+
+const missionFileSchema = autonomousMissionSchema.superRefine((mission, ctx) => {
+  const problem = taskTypeProblemOf(mission);
+  if (problem) ctx.addIssue({ code: "custom", path: ["heartbeat_preferred_task_type"], message: problem });
+});
+
 export function readMissionFile(paths: DataPaths): MissionFileRead {
   try {
-    return { config: loadConfig("autonomous_mission", paths), error: null };
+    const config = loadConfig("autonomous_mission", paths);
+    const problem = taskTypeProblemOf(config);
+    if (!problem) return { config, error: null };
+    const file = configFilePath("autonomous_mission", paths);
+    return { config: null, error: new ConfigError(file, "heartbeat_preferred_task_type", problem) };
   } catch (error) {
     if (error instanceof ConfigError) return { config: null, error };
     throw error;
@@ -51,7 +68,7 @@ export function updateMissionFile(paths: DataPaths, changes: Record<string, unkn
           if (doc.toString() !== before) changed.push(key);
         }
       },
-      autonomousMissionSchema,
+      missionFileSchema,
     );
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;

@@ -155,6 +155,25 @@ describe("mission over HTTP", () => {
     );
   });
 
+  it("refuses a heartbeat_preferred_task_type the router does not know, with the close match, in a PUT and by hand", async () => {
+    const before = readFileSync(missionFile(), "utf8");
+    const res = await api("PUT", "/api/autonomous-mission", { heartbeat_preferred_task_type: "code_generatoin" });
+    expect(res.status).toBe(400);
+    expect(res.json().error.message).toContain('unknown task type "code_generatoin" (did you mean "code_generation"?)');
+    expect(readFileSync(missionFile(), "utf8")).toBe(before);
+    // A hand edit with the typo: the mission reports the file's problem instead of routing cycles as conversation.
+    const typo = before.replace(/^heartbeat_preferred_task_type:.*$/m, "heartbeat_preferred_task_type: code_generatoin");
+    expect(typo).toContain("code_generatoin");
+    try {
+      writeFileSync(missionFile(), typo);
+      await until(mission, (m) => m.error?.key === "heartbeat_preferred_task_type");
+      expect((await mission()).error.reason).toContain('did you mean "code_generation"?');
+    } finally {
+      writeFileSync(missionFile(), before);
+    }
+    await until(mission, (m) => m.error === null);
+  });
+
   it("pause lets the running cycle finish (with interim and final reports) and starts no new one; resume continues", async () => {
     llm.setDefault({ kind: "reply", text: "Slow step: one two three four five six seven eight.", chunkDelayMs: 250 });
     // A cycle that starts from now on gets the slow reply (about 2.5 s, longer than the 1 s interim period).
