@@ -77,9 +77,11 @@ export class SessionStore {
 
   private insertMessage(sessionId: string, message: NewMessage): MessageRecord {
     const now = new Date().toISOString();
+    // `+?`, not `?`: SQLite (built with STAT4) marks a bare parameter of this MAX() query as one whose value may
+    // change the plan and recompiles the statement on every call; the unary plus keeps the same index search.
     const { next } = statement(
       this.db,
-      "SELECT COALESCE(MAX(seq), 0) + 1 AS next FROM messages WHERE session_id = ?",
+      "SELECT COALESCE(MAX(seq), 0) + 1 AS next FROM messages WHERE session_id = +?",
     ).get(sessionId) as { next: number };
     const record: MessageRecord = {
       id: randomUUID(),

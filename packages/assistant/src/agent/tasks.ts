@@ -89,13 +89,17 @@ export interface TaskOutcome {
 export class TaskStore {
   readonly #db: Db;
 
+  /** Compiled once: better-sqlite3 builds a new wrapper on every db.transaction() call (several per turn). */
+  readonly #inTransaction: (fn: () => unknown) => unknown;
+
   constructor(db: Db) {
     this.#db = db;
+    this.#inTransaction = db.transaction((fn: () => unknown) => fn());
   }
 
   /** Runs `fn` in one SQLite transaction: the writes of one step of a task commit together (and fast). */
   atomically<T>(fn: () => T): T {
-    return this.#db.transaction(fn)();
+    return this.#inTransaction(fn) as T;
   }
 
   create(input: {

@@ -4,6 +4,7 @@ import { AppError } from "../../util/errors.ts";
 import { resolveApiKeyRef } from "../../vault/apiKeyRef.ts";
 import { ProviderFailure } from "../errors.ts";
 import type { ModelInfo, ProviderContext } from "../types.ts";
+import { httpFetch } from "./httpFetch.ts";
 
 // Helpers shared by the HTTP providers: base URLs, API keys, route config -> AI SDK call options, request
 // rewriting for fields the AI SDK providers drop, and the JSON requests behind `listModels`.
@@ -83,17 +84,21 @@ export function requireKey(
   return key;
 }
 
-/** What a `RequestRewrite` may change: the JSON body and the headers of one outgoing request. */
+/**
+ * What a `RequestRewrite` may change: the headers and the JSON body of one outgoing request. The body is parsed
+ * (and the request re-serialised) only when the rewrite reads it: a rewrite with nothing to change costs nothing.
+ */
 export interface OutgoingRequest {
   headers: Headers;
-  body: Record<string, unknown>;
+  readonly body: Record<string, unknown>;
 }
 export type RequestRewrite = (request: OutgoingRequest, options: LanguageModelV4CallOptions) => void;
 
 /**
  * Wraps a model so each call can edit the request it sends. The AI SDK providers validate their options and
  * drop what they do not know (llama.cpp's `top_k`, Ollama's `num_gpu`), so the model is built per call with a
- * fetch that applies `rewrite` with that call's options.
+ * fetch that applies `rewrite` with that call's options. Requests go through `httpFetch` (plain http:// model
+ * servers over node:http; anything else through global fetch).
  */
 export function withRequestRewrite(
   create: (fetch: Fetch) => LanguageModelV4,
@@ -101,12 +106,20 @@ export function withRequestRewrite(
 ): LanguageModelV4 {
   const forCall = (options: LanguageModelV4CallOptions): LanguageModelV4 =>
     create((input, init) => {
-      if (typeof init?.body !== "string") return fetch(input, init);
-      const request: OutgoingRequest = { headers: new Headers(init.headers), body: JSON.parse(init.body) };
+      if (typeof init?.body !== "string") return httpFetch(input, init);
+      const text = init.body;
+      let body: Record<string, unknown> | undefined;
+      const request: OutgoingRequest = {
+        headers: new Headers(init.headers),
+        get body() {
+          body ??= JSON.parse(text) as Record<string, unknown>;
+          return body;
+        },
+      };
       rewrite(request, options);
-      return fetch(input, { ...init, headers: request.headers, body: JSON.stringify(request.body) });
+      return httpFetch(input, { ...init, headers: request.headers, body: body ? JSON.stringify(body) : text });
     });
-  const model = create(fetch);
+  const model = create(httpFetch);
   return {
     specificationVersion: "v4",
     provider: model.provider,

@@ -31,16 +31,14 @@ export const createLlamaServerProvider: ProviderFactory = (context): Provider =>
       return withRequestRewrite(
         // An empty string, not undefined: undefined makes the AI SDK read OPENAI_API_KEY from process.env.
         (fetch) => createOpenAI({ baseURL, apiKey: key ?? "", name: "lowbit_server", fetch }).chat(model),
-        ({ headers, body }, options) => {
-          if (key === undefined) headers.delete("authorization");
+        (request, options) => {
+          if (key === undefined) request.headers.delete("authorization");
           // llama-server samples with these; the OpenAI chat model drops top_k and knows no repeat_penalty.
-          Object.assign(
-            body,
-            definedOnly({
-              top_k: options.topK,
-              repeat_penalty: asRecord(options.providerOptions?.llamacpp).repeat_penalty,
-            }),
-          );
+          const extra = definedOnly({
+            top_k: options.topK,
+            repeat_penalty: asRecord(options.providerOptions?.llamacpp).repeat_penalty,
+          });
+          if (Object.keys(extra).length > 0) Object.assign(request.body, extra);
         },
       );
     },

@@ -1,6 +1,7 @@
 import { createOpenAI } from "@ai-sdk/openai";
 import type { Provider, ProviderFactory } from "../types.ts";
 import { commonCallOptions, listOpenAiModels, openAiBaseUrl, openAiEmbeddings, requireKey } from "./httpCommon.ts";
+import { httpFetch } from "./httpFetch.ts";
 
 // cloud_a: OpenAI through its chat completions API (the API every OpenAI-compatible server shares).
 
@@ -24,7 +25,10 @@ export const createOpenAiProvider: ProviderFactory = (context): Provider => {
     id: "cloud_a",
     local: false,
     async languageModel(model) {
-      return createOpenAI({ baseURL, apiKey: apiKey(), organization: settings.organization }).chat(model);
+      // httpFetch: a server on plain http:// (a local vLLM or LM Studio given as cloud_a) over node:http.
+      return createOpenAI({ baseURL, apiKey: apiKey(), organization: settings.organization, fetch: httpFetch }).chat(
+        model,
+      );
     },
     // OpenAI has no top_k and no llama.cpp/Ollama extras.
     callOptions: commonCallOptions,
