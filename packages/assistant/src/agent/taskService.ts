@@ -533,9 +533,13 @@ export class TaskService {
     return next;
   }
 
-  /** Ends a task: report, live `done`, waiters. A plain answered chat turn (no tools) gets no report file. */
+  /**
+   * Ends a task: report, live `done`, waiters. A plain answered chat turn (no tools), from `assistant chat` or an
+   * OpenAI client, gets no report file (writing one costs two fsyncs per turn).
+   */
   #finish(task: TaskRecord, usedTools = true): void {
-    const plainChat = task.origin === "chat" && task.status === "completed" && task.reason === null && !usedTools;
+    const chatTurn = task.origin === "chat" || task.origin === "openai";
+    const plainChat = chatTurn && task.status === "completed" && task.reason === null && !usedTools;
     if (!plainChat) this.#writeReport(task);
     this.#live(task.id, { type: "done", task });
     const waiters = this.#waiters.get(task.id);

@@ -1,4 +1,4 @@
-import { writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type TestDaemon, tempDataDir } from "../helpers/daemon.ts";
@@ -10,6 +10,7 @@ import { startScriptedDaemon } from "./helpers.ts";
 
 let server: ScriptedServer;
 let daemon: TestDaemon;
+let dataDir: string;
 
 // No fallback to the built-in assistant_core: a provider failure fails the task. One retry: a stream cut
 // mid-answer is restarted on the same model.
@@ -28,7 +29,7 @@ task_types:
 
 beforeAll(async () => {
   server = await startOpenAiServer();
-  const dataDir = tempDataDir();
+  dataDir = tempDataDir();
   writeFileSync(join(dataDir, "llm_router.yaml"), ROUTER(server.url));
   daemon = await startScriptedDaemon(dataDir);
 });
@@ -125,6 +126,12 @@ describe("POST /v1/chat/completions", () => {
     });
     expect(typeof body.created).toBe("number");
     expect((server.requests.at(-1)!.body as { model: string }).model).toBe("chat-model");
+    // A plain answer is a chat turn: no report file (docs/agent.md#reports), the report is still built on request.
+    expect(existsSync(join(dataDir, "reports", `${taskId}.json`))).toBe(false);
+    const report = await fetch(`${daemon.url}/api/tasks/${taskId}/report`, {
+      headers: { authorization: `Bearer ${daemon.token}` },
+    });
+    expect(((await report.json()) as { reply: string }).reply).toBe("Paris is the capital.");
   });
 
   it("routes assistant/<task_type> to that task type's model", async () => {
