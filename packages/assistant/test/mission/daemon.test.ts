@@ -162,7 +162,10 @@ describe("mission over HTTP", () => {
     expect(res.json().error.message).toContain('unknown task type "code_generatoin" (did you mean "code_generation"?)');
     expect(readFileSync(missionFile(), "utf8")).toBe(before);
     // A hand edit with the typo: the mission reports the file's problem instead of routing cycles as conversation.
-    const typo = before.replace(/^heartbeat_preferred_task_type:.*$/m, "heartbeat_preferred_task_type: code_generatoin");
+    const typo = before.replace(
+      /^heartbeat_preferred_task_type:.*$/m,
+      "heartbeat_preferred_task_type: code_generatoin",
+    );
     expect(typo).toContain("code_generatoin");
     try {
       writeFileSync(missionFile(), typo);
