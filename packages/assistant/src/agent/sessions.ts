@@ -77,8 +77,8 @@ export class SessionStore {
 
   private insertMessage(sessionId: string, message: NewMessage): MessageRecord {
     const now = new Date().toISOString();
-    // `+?`, not `?`: SQLite (built with STAT4) marks a bare parameter of this MAX() query as one whose value may
-    // change the plan and recompiles the statement on every call; the unary plus keeps the same index search.
+    // `+?`, not `?`: SQLite marks a bare parameter of this MAX() query as one whose value may change the plan and
+    // recompiles the statement whenever it is bound (on every call); the unary plus keeps the same index search.
     const { next } = statement(
       this.db,
       "SELECT COALESCE(MAX(seq), 0) + 1 AS next FROM messages WHERE session_id = +?",
@@ -121,9 +121,10 @@ export class SessionStore {
 
   /** Messages after `seq`, oldest first (at most `limit`, the newest ones). */
   after(sessionId: string, seq: number, limit = 1000): MessageRecord[] {
+    // `+?` as in insertMessage: with bare parameters SQLite recompiles this query on every call (twice a turn).
     const rows = statement(
       this.db,
-      "SELECT id, session_id, seq, role, content, task_type, provider, model, created_at FROM messages WHERE session_id = ? AND seq > ? ORDER BY seq DESC LIMIT ?",
+      "SELECT id, session_id, seq, role, content, task_type, provider, model, created_at FROM messages WHERE session_id = +? AND seq > ? ORDER BY seq DESC LIMIT +?",
     ).all(sessionId, seq, limit) as MessageRecord[];
     return rows.reverse();
   }
