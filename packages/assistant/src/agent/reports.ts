@@ -106,7 +106,8 @@ export function buildReport(
       refs: [taskRef],
     });
     report.next_steps.push({
-      text: `Run it again: /task create ${JSON.stringify(firstLine(task.message))}`,
+      // Every surface shows this text: the chat syntax is labelled as such, never given as a CLI command.
+      text: `Run it again as a new task: ${JSON.stringify(firstLine(task.message))} (in the chat: /task create)`,
       refs: [taskRef],
     });
   } else if (task.status === "cancelled") {
