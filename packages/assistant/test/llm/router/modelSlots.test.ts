@@ -126,14 +126,20 @@ describe("model slots: a local server without a limit", () => {
   it("serves every foreground call at once; background waits until none runs", async () => {
     const router = localRouter();
     const finished: string[] = [];
-    const users = Array.from({ length: 20 }, (_, i) => call(router, `user${i}`, "user", finished));
-    const background = call(router, "background", "background", finished);
-    await tick(100);
-    // All 20 reached the server before any answer was complete (each takes 200 ms): nothing was serialized.
-    expect(served().filter((l) => l.startsWith("user"))).toHaveLength(20);
-    expect(served()).not.toContain("background");
-    await Promise.all([...users, background]);
-    expect(finished.at(-1)).toBe("background");
+    // Slower answers here (a word every 150 ms, over a second each) leave a loaded machine time to send all 20.
+    server.setDefault({ ...SLOW, chunkDelayMs: 150 });
+    try {
+      const users = Array.from({ length: 20 }, (_, i) => call(router, `user${i}`, "user", finished));
+      const background = call(router, "background", "background", finished);
+      while (served().filter((l) => l.startsWith("user")).length < 20) await tick(10);
+      // All 20 reached the server before any answer was complete: nothing was serialized.
+      expect(finished).toEqual([]);
+      expect(served()).not.toContain("background");
+      await Promise.all([...users, background]);
+      expect(finished.at(-1)).toBe("background");
+    } finally {
+      server.setDefault(SLOW);
+    }
   });
 });
 
