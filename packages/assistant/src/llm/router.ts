@@ -170,7 +170,7 @@ export class LlmRouter {
     if (request.sessionId) this.deps.budget?.assertWithin(request.sessionId);
     const attempts: AttemptRecord[] = [];
     const failures: ProviderFailure[] = [];
-    const promptTokens = estimateTokens(JSON.stringify(request.prompt));
+    let promptTokens: number | undefined; // estimated once, and only for a route with a cost limit
     const priority = request.priority ?? "user";
     let attemptNo = 0;
     /** The targets that failed so far, as the `fallback` events named them. */
@@ -197,7 +197,7 @@ export class LlmRouter {
       const maxCost = route.constraints?.max_cost_per_request;
       if (maxCost !== undefined && price) {
         const estimate = costOf(price, {
-          input: promptTokens,
+          input: (promptTokens ??= estimateTokens(JSON.stringify(request.prompt))),
           output: Number.isFinite(maxOutputTokens) ? maxOutputTokens : 0,
         });
         if (estimate > maxCost) {
