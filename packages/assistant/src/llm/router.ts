@@ -196,8 +196,9 @@ export class LlmRouter {
       const maxOutputTokens = this.maxOutputTokens(request, target.config);
       const maxCost = route.constraints?.max_cost_per_request;
       if (maxCost !== undefined && price) {
+        promptTokens ??= estimateTokens(JSON.stringify(request.prompt));
         const estimate = costOf(price, {
-          input: (promptTokens ??= estimateTokens(JSON.stringify(request.prompt))),
+          input: promptTokens,
           output: Number.isFinite(maxOutputTokens) ? maxOutputTokens : 0,
         });
         if (estimate > maxCost) {
