@@ -2,7 +2,7 @@
 // Installs what the project needs on a fresh machine, idempotently and quickly when nothing changed:
 // 1. Node 22 from the npm registry into toolchain/ when the machine's Node is older than 22.18;
 // 2. with --test, the system packages some tests need (a Secret Service for the vault's keyring tests, bubblewrap for
-//    the command sandbox) through apt-get where it is available;
+//    the command sandbox, Chromium for the web UI's browser tests) through apt-get where it is available;
 // 3. the workspace dependencies, installed by that Node so native addons match its ABI. `npm install` rather than
 //    `npm ci`: registries that lack some other platform's optional binaries (e.g. Biome for win32) make the
 //    lockfile omit them, which `npm ci` rejects while `npm install` installs exactly the locked tree. `--no-save`:
@@ -54,11 +54,13 @@ if (!existsSync(join(root, "node_modules")) || !upToDate(stamp, lockState())) {
 }
 
 // System packages the test suite needs, by the command that proves each is there: a Secret Service for the vault's
-// keyring tests, bubblewrap for run_command's sandbox.
+// keyring tests, bubblewrap for run_command's sandbox, Debian's Chromium for the web UI's browser tests
+// (playwright-core drives it; no browser download from elsewhere).
 const TEST_SYSTEM_PACKAGES = {
   "gnome-keyring-daemon": "gnome-keyring",
   "dbus-run-session": "dbus",
   bwrap: "bubblewrap",
+  chromium: "chromium",
 };
 
 function has(command) {

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 import { readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
-// Bundles each entry point of the daemon package into one ESM file in packages/assistant/dist/ with esbuild.
+// Bundles each entry point of the daemon package into one ESM file in packages/assistant/dist/ with esbuild, and
+// builds the web UI the daemon serves (buildWeb.mjs).
 // Why: loading ~100 TypeScript and dependency files through Node's type stripping and resolver takes ~2x the
 // start-up time of a bare Fastify server; one pre-stripped, tree-shaken file starts faster than the bare server.
 // The bin launchers run the bundle when it is newer than every source file, else the sources directly.
@@ -9,6 +10,7 @@ import { join, relative } from "node:path";
 // `--graph <file>` writes only what each output file would hold and import (esbuild's metafile outputs) to <file>,
 // without touching dist/: test/scripts/bundleGraph.test.ts keeps heavy modules off the start-up path with it.
 import { build } from "esbuild";
+import { buildWeb } from "./buildWeb.mjs";
 import { root } from "./toolchain.mjs";
 
 const graphIndex = process.argv.indexOf("--graph");
@@ -72,6 +74,7 @@ const builds = [
 ];
 
 const started = Date.now();
+const web = graphFile ? undefined : buildWeb();
 const results = await Promise.all(builds.map((options) => build({ ...common, ...options, write: !graphFile })));
 if (graphFile) {
   writeFileSync(graphFile, `${JSON.stringify(Object.assign({}, ...results.map((r) => r.metafile.outputs)))}\n`);
@@ -99,3 +102,4 @@ console.log(
   `build: bundled ${entries.join(", ")} into ${relative(root, dist)} (${Date.now() - started} ms` +
     `${removed ? `; removed ${removed} stale chunks` : ""})`,
 );
+console.log(`build: ${await web}`);

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Static checks run before the tests: types (tsc --noEmit), lint and format (biome), dependency direction
+// Static checks run before the tests: types (tsc --noEmit, the web UI with its own settings), lint and format (biome), dependency direction
 // (dependency-cruiser), module READMEs and document references (checkDocs.mjs). Run with the project's Node 22
 // (npm run check).
 import { spawnSync } from "node:child_process";
@@ -9,6 +9,8 @@ import { root } from "./toolchain.mjs";
 const bin = (name) => join(root, "node_modules", ".bin", name);
 const steps = [
   ["types", bin("tsc"), ["--noEmit", "-p", "tsconfig.json"]],
+  // The web UI runs in a browser (DOM types, JSX): its own settings.
+  ["types (web UI)", bin("tsc"), ["--noEmit", "-p", join("packages", "web", "tsconfig.json")]],
   ["lint", bin("biome"), ["check", "--error-on-warnings", "."]],
   ["dependencies", bin("depcruise"), ["--config", ".dependency-cruiser.cjs", "packages"]],
   ["docs", process.execPath, [join(root, "scripts", "checkDocs.mjs")]],

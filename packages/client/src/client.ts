@@ -52,7 +52,8 @@ export class AssistantClient extends Operations {
     this.#token = options.token;
     this.#session = options.session;
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    this.#fetch = options.fetch ?? fetch;
+    // Called as a method of this client, the browser's own fetch throws "Illegal invocation": bind it to its global.
+    this.#fetch = options.fetch ?? fetch.bind(globalThis);
   }
 
   /**

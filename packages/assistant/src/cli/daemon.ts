@@ -43,8 +43,9 @@ function notRunningMessage(ctx: CliContext, probe: DaemonProbe): string {
 function openHint(ctx: CliContext, url: string): string {
   return [
     "",
-    // Only addresses that answer: the daemon serves its HTTP API, no web page yet.
-    "How to reach it (an HTTP API; there is no web UI yet):",
+    // Only addresses that answer: the HTTP API, and the web UI (its shell and Chat tab so far).
+    "How to reach it:",
+    `  web UI     ${url}/  (\`assistant open\` signs the browser in; docs/web-ui.md)`,
     `  health     ${url}/api/health  (or \`assistant status\`)`,
     `  API token  ${ctx.paths.authToken}  (send it as \`Authorization: Bearer <token>\`; keep it private)`,
     `  log        ${ctx.paths.logFile}`,

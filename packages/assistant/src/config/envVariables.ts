@@ -183,6 +183,14 @@ export const ENV_VARIABLES = {
     meaning:
       "another folder of documentation, besides `docs/` of the working directory, for the web UI's Doc tab (to come)",
   }),
+  webDir: variable({
+    name: "ASSISTANT_WEB_DIR",
+    group: "daemon",
+    type: path(),
+    default: undefined,
+    defaultText: "the build of the web UI package (`packages/web/dist`)",
+    meaning: "folder of the built web UI the daemon serves at `/`",
+  }),
   validateResponses: variable({
     name: "ASSISTANT_VALIDATE_RESPONSES",
     group: "daemon",

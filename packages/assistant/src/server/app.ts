@@ -29,6 +29,7 @@ import { timelineRoutes } from "./routes/timeline.ts";
 import { toolRoutes } from "./routes/tools.ts";
 import { vaultRoutes } from "./routes/vault.ts";
 import { openStreams } from "./sse.ts";
+import { webUi, webUiDir } from "./webUi.ts";
 
 /** Every route of the daemon, in one list (also the source of the OpenAPI document). */
 export function allRoutes(services: Services): RouteSpec[] {
@@ -90,7 +91,7 @@ export function buildApp(services: Services): FastifyInstance {
     },
   });
   installBodyParsers(app);
-  installErrorHandlers(app, replyWithError);
+  installErrorHandlers(app, replyWithError, webUi(webUiDir(services.settings.webDir)));
   app.addHook("onRequest", createBrowserGuard(services.settings, services.port));
   app.addHook("onRequest", createAuthentication(services.token, services.webSessions));
   // Fastify reads (and limits) the bodies of POST, PUT, PATCH and DELETE only; a GET announcing an over-limit

@@ -88,9 +88,17 @@ export function errorReplier(logger: Logger, maxBodyBytes: number): ErrorReplier
   };
 }
 
-export function installErrorHandlers(app: FastifyInstance, replyWithError: ErrorReplier): void {
+/** Pages answered where the API would answer 404 (the web UI: webUi.ts). */
+export interface NotFoundFallback {
+  serves(request: FastifyRequest): boolean;
+  answer(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply>;
+}
+
+/** The error handler, and the 404 answer of paths no route has; the web UI answers those of its own paths. */
+export function installErrorHandlers(app: FastifyInstance, replyWithError: ErrorReplier, ui?: NotFoundFallback): void {
   app.setErrorHandler(replyWithError);
   app.setNotFoundHandler((request, reply) => {
+    if (ui?.serves(request)) return ui.answer(request, reply);
     reply
       .status(404)
       .send(errorBody(new AppError("not_found", `no route ${request.method} ${request.url.split("?")[0]}`)));

@@ -79,7 +79,7 @@ describe("authentication", () => {
 
     const login = await raw(url);
     expect(login.status).toBe(303);
-    expect(login.headers.location).toBe("/");
+    expect(login.headers.location).toBe("/chat");
     const cookie = String(login.headers["set-cookie"]);
     expect(cookie).toMatch(/^assistant_session=[A-Za-z0-9_-]{40,}; HttpOnly; SameSite=Strict; Path=\//);
     const session = cookie.split(";")[0]!;

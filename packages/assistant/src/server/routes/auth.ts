@@ -35,7 +35,7 @@ export function authRoutes(services: Services): RouteSpec[] {
       auth: "none",
       query: z.object({ code: z.string().max(256).default("") }),
       raw: {
-        303: { description: "the code was valid: Set-Cookie carries the session cookie, Location is /" },
+        303: { description: "the code was valid: Set-Cookie carries the session cookie, Location is /chat" },
         401: { description: "the code is unknown, used or expired: a page saying so", contentType: "text/html" },
       },
       handler: ({ query }, _request, reply) => {
@@ -53,7 +53,7 @@ export function authRoutes(services: Services): RouteSpec[] {
             `${SESSION_COOKIE}=${session.value}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${session.maxAgeSecs}`,
           )
           .header("cache-control", "no-store")
-          .redirect("/", 303);
+          .redirect("/chat", 303);
       },
     }),
   ];

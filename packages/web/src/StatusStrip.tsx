@@ -1,0 +1,69 @@
+import { useEffect, useState } from "react";
+import { client } from "./api.ts";
+import { useMessages } from "./i18n.ts";
+
+interface Status {
+  up: boolean;
+  version?: string;
+  model?: string;
+  running?: number;
+  approvals?: number;
+}
+
+const REFRESH_MS = 5_000;
+
+/** Daemon, embedded model, running tasks and pending approvals, refreshed every few seconds. */
+export function StatusStrip() {
+  const t = useMessages();
+  const [status, setStatus] = useState<Status>({ up: true });
+  useEffect(() => {
+    let stopped = false;
+    const refresh = async () => {
+      try {
+        const [daemon, running, approvals] = await Promise.all([
+          client.getStatus(),
+          client.listTasks({ status: "running", limit: 500 }),
+          client.listQueueItems({ status: "pending", limit: 500 }),
+        ]);
+        if (stopped) return;
+        setStatus({
+          up: true,
+          version: daemon.version,
+          model: daemon.embedded.status,
+          running: running.items.length,
+          approvals: approvals.items.length,
+        });
+      } catch {
+        if (!stopped) setStatus({ up: false });
+      }
+    };
+    void refresh();
+    const timer = window.setInterval(refresh, REFRESH_MS);
+    return () => {
+      stopped = true;
+      window.clearInterval(timer);
+    };
+  }, []);
+  return (
+    <section className="status" aria-label={t.status}>
+      <span data-testid="status-daemon">
+        {t.daemon}: {status.up ? `${t.up}${status.version ? ` (v${status.version})` : ""}` : t.unreachable}
+      </span>
+      {status.model !== undefined && (
+        <span data-testid="status-model">
+          {t.model}: {status.model}
+        </span>
+      )}
+      {status.running !== undefined && (
+        <span data-testid="status-running">
+          {t.running}: {status.running}
+        </span>
+      )}
+      {status.approvals !== undefined && (
+        <span data-testid="status-approvals" className={status.approvals > 0 ? "badge badge-on" : "badge"}>
+          {t.approvals}: {status.approvals}
+        </span>
+      )}
+    </section>
+  );
+}
