@@ -25,11 +25,20 @@ describe("a checkout after the install and the build", () => {
   });
 
   it("writes what it builds and installs only where git ignores it", () => {
-    const outputs = ["node_modules", "packages/assistant/dist", "packages/client/dist", "toolchain/node_modules"];
+    const outputs = [
+      "node_modules",
+      "packages/assistant/dist",
+      "packages/client/dist",
+      "packages/web/dist",
+      "toolchain/node_modules",
+    ];
     const present = outputs.filter((path) => existsSync(resolve(root, path)));
     expect(present).toContain("node_modules");
     expect(present).toContain("packages/assistant/dist");
-    const ignored = git("check-ignore", ...present).trim().split("\n");
+    expect(present).toContain("packages/web/dist");
+    const ignored = git("check-ignore", ...present)
+      .trim()
+      .split("\n");
     expect(ignored.sort()).toEqual([...present].sort());
   });
 });
