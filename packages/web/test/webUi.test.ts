@@ -1,65 +1,38 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { request } from "node:http";
-import { join } from "node:path";
-import { AssistantClient } from "@assistant/client";
-import { type BrowserContext, chromium, type Page } from "playwright-core";
+import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { scriptedRouterYaml, startScriptedDaemon } from "../../assistant/test/agent/helpers.ts";
 import { startDaemon, type TestDaemon, tempDataDir } from "../../assistant/test/helpers/daemon.ts";
-import { type ScriptedServer, startOpenAiServer } from "../../assistant/test/llm/servers/openaiServer.ts";
+import type { ScriptedServer } from "../../assistant/test/llm/servers/openaiServer.ts";
+import { startWebRig, type WebRig } from "./browser.ts";
 
-// The web UI end to end: Debian's Chromium (driven by playwright-core) against the real daemon serving the build
-// of packages/web (`npm run build` makes it; `npm test` builds first), with the scripted OpenAI-protocol server as
-// the model. Sign-in by a one-time code as `assistant open` gets it, the shell, the security headers, and a
-// streamed chat answer whose hostile HTML stays text.
+// The web UI end to end (test/browser.ts: Chromium, the real daemon serving the build, the scripted model):
+// sign-in by a one-time code as `assistant open` gets it, the shell, the security headers, and a streamed chat
+// answer whose hostile HTML stays text.
 
 // What the page's globals look like inside page.evaluate (this file is type-checked without the DOM's types).
 declare const window: { localStorage: Record<string, string>; __pwned?: string };
 declare const document: { cookie: string; documentElement: { lang: string; dataset: { theme?: string } } };
 
-const CHROMIUM = "/usr/bin/chromium";
 const TAB_NAMES = ["Chat", "Scheduled", "Router", "Doc", "Tasks", "Calendar", "Memory", "Mission", "Settings", "Data"];
 
+let rig: WebRig;
 let server: ScriptedServer;
 let daemon: TestDaemon;
-let profile: string;
 let context: BrowserContext;
 let page: Page;
-const problems: string[] = [];
+let problems: string[];
 
 beforeAll(async () => {
-  server = await startOpenAiServer();
-  const dataDir = tempDataDir();
-  writeFileSync(join(dataDir, "llm_router.yaml"), scriptedRouterYaml(server.url));
-  daemon = await startScriptedDaemon(dataDir);
-  // Chromium's profile socket path must stay short ("Socket path too long" under a long TMPDIR).
-  profile = mkdtempSync("/tmp/pw-");
-  context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    locale: "en-US",
-    args: ["--no-sandbox"],
-  });
-  page = context.pages()[0] ?? (await context.newPage());
-  page.setDefaultTimeout(5_000); // a missing element fails its test with a clear message, before the test times out
-  page.on("console", (message) => {
-    if (message.type() === "error") problems.push(`console: ${message.text()}`);
-  });
-  page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
+  rig = await startWebRig();
+  ({ server, daemon, context, page, problems } = rig);
 }, 60_000);
 
 afterAll(async () => {
-  await context?.close();
-  await daemon?.stop();
-  await server?.close();
-  if (profile) rmSync(profile, { recursive: true, force: true });
+  await rig?.close();
 });
 
-/** A one-time login URL, asked for the way `assistant open` does (src/cli/open.ts). */
-async function loginUrl(): Promise<string> {
-  const login = await new AssistantClient({ baseUrl: daemon.url, token: daemon.token }).createLoginCode();
-  return login.url;
-}
+const loginUrl = () => rig.loginUrl();
 
 const selectedTab = () => page.locator('[role="tab"][aria-selected="true"]').textContent();
 
