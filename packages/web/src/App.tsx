@@ -9,6 +9,7 @@ import { SignIn, Unreachable } from "./SignIn.tsx";
 import { StatusStrip } from "./StatusStrip.tsx";
 import { TabBar } from "./TabBar.tsx";
 import { TABS, type Tab, tabOfKey, tabOfPath } from "./tabs.ts";
+import { TasksTab } from "./tasks/TasksTab.tsx";
 
 type Access = "checking" | "signed_in" | "signed_out" | "unreachable";
 
@@ -94,10 +95,22 @@ export function App() {
       <main id="panel" role="tabpanel" aria-label={tab.name} tabIndex={-1}>
         {access === "signed_out" && <SignIn />}
         {access === "unreachable" && <Unreachable />}
-        {access === "signed_in" && (tab.id === "chat" ? <ChatTab /> : <NotBuilt tab={tab} />)}
+        {access === "signed_in" && <TabPanel tab={tab} />}
       </main>
     </MessagesContext.Provider>
   );
+}
+
+/** The screen of each tab; a tab not built yet says so. */
+function TabPanel({ tab }: { tab: Tab }) {
+  switch (tab.id) {
+    case "chat":
+      return <ChatTab />;
+    case "tasks":
+      return <TasksTab />;
+    default:
+      return <NotBuilt tab={tab} />;
+  }
 }
 
 function isTyping(target: EventTarget | null): boolean {

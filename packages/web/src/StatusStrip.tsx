@@ -1,5 +1,6 @@
-import { useEffect, useState } from "react";
+import { useCallback, useEffect, useState } from "react";
 import { client } from "./api.ts";
+import { ApprovalsDialog } from "./approvals/ApprovalsDialog.tsx";
 import { useMessages } from "./i18n.ts";
 
 interface Status {
@@ -12,38 +13,37 @@ interface Status {
 
 const REFRESH_MS = 5_000;
 
-/** Daemon, embedded model, running tasks and pending approvals, refreshed every few seconds. */
+/**
+ * Daemon, embedded model, running tasks and pending approvals, refreshed every few seconds; the approvals badge
+ * opens the review queue.
+ */
 export function StatusStrip() {
   const t = useMessages();
   const [status, setStatus] = useState<Status>({ up: true });
+  const [reviewing, setReviewing] = useState(false);
+  const refresh = useCallback(async () => {
+    try {
+      const [daemon, running, approvals] = await Promise.all([
+        client.getStatus(),
+        client.listTasks({ status: "running", limit: 500 }),
+        client.listQueueItems({ status: "pending", limit: 500 }),
+      ]);
+      setStatus({
+        up: true,
+        version: daemon.version,
+        model: daemon.embedded.status,
+        running: running.items.length,
+        approvals: approvals.items.length,
+      });
+    } catch {
+      setStatus({ up: false });
+    }
+  }, []);
   useEffect(() => {
-    let stopped = false;
-    const refresh = async () => {
-      try {
-        const [daemon, running, approvals] = await Promise.all([
-          client.getStatus(),
-          client.listTasks({ status: "running", limit: 500 }),
-          client.listQueueItems({ status: "pending", limit: 500 }),
-        ]);
-        if (stopped) return;
-        setStatus({
-          up: true,
-          version: daemon.version,
-          model: daemon.embedded.status,
-          running: running.items.length,
-          approvals: approvals.items.length,
-        });
-      } catch {
-        if (!stopped) setStatus({ up: false });
-      }
-    };
     void refresh();
     const timer = window.setInterval(refresh, REFRESH_MS);
-    return () => {
-      stopped = true;
-      window.clearInterval(timer);
-    };
-  }, []);
+    return () => window.clearInterval(timer);
+  }, [refresh]);
   return (
     <section className="status" aria-label={t.status}>
       <span data-testid="status-daemon">
@@ -60,10 +60,18 @@ export function StatusStrip() {
         </span>
       )}
       {status.approvals !== undefined && (
-        <span data-testid="status-approvals" className={status.approvals > 0 ? "badge badge-on" : "badge"}>
-          {t.approvals}: {status.approvals}
+        <span data-testid="status-approvals">
+          <button
+            type="button"
+            className={status.approvals > 0 ? "badge badge-on" : "badge"}
+            aria-haspopup="dialog"
+            onClick={() => setReviewing(true)}
+          >
+            {t.approvals}: {status.approvals}
+          </button>
         </span>
       )}
+      <ApprovalsDialog open={reviewing} onClose={() => setReviewing(false)} onChange={() => void refresh()} />
     </section>
   );
 }
