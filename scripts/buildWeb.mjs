@@ -1,5 +1,5 @@
 // Builds the web UI (packages/web) into packages/web/dist with Vite, the static files the daemon serves at `/`.
-// Skipped when the build is newer than every file it is made from (the app and the typed client it uses), so a
+// Skipped when the build is newer than every file it is made from (the app, the typed client and the daemon's schedule parsers it uses), so a
 // build before each bench or test run costs nothing when the UI did not change.
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
@@ -13,6 +13,9 @@ const sources = [
   join(web, "vite.config.ts"),
   join(web, "package.json"),
   join(root, "packages", "client", "src"),
+  // The daemon's pure schedule parsers the Scheduled and Mission tabs share (interval.ts, cron.ts and its errors).
+  join(root, "packages", "assistant", "src", "scheduler"),
+  join(root, "packages", "assistant", "src", "util", "errors.ts"),
 ];
 
 function newestChange(path) {

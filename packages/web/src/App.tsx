@@ -3,10 +3,12 @@ import { useCallback, useEffect, useState } from "react";
 import { client } from "./api.ts";
 import { ChatTab } from "./ChatTab.tsx";
 import { initialLang, type Lang, MESSAGES, MessagesContext } from "./i18n.ts";
+import { MissionTab } from "./mission/MissionTab.tsx";
 import { NotBuilt } from "./NotBuilt.tsx";
 import { initialTheme, readPreference, type Theme, writePreference } from "./preferences.ts";
 import { SignIn, Unreachable } from "./SignIn.tsx";
 import { StatusStrip } from "./StatusStrip.tsx";
+import { ScheduledTab } from "./scheduled/ScheduledTab.tsx";
 import { TabBar } from "./TabBar.tsx";
 import { TABS, type Tab, tabOfKey, tabOfPath } from "./tabs.ts";
 import { TasksTab } from "./tasks/TasksTab.tsx";
@@ -108,6 +110,10 @@ function TabPanel({ tab }: { tab: Tab }) {
       return <ChatTab />;
     case "tasks":
       return <TasksTab />;
+    case "scheduled":
+      return <ScheduledTab />;
+    case "mission":
+      return <MissionTab />;
     default:
       return <NotBuilt tab={tab} />;
   }
