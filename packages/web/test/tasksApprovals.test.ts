@@ -2,8 +2,8 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Task } from "@assistant/client";
 import type { Page } from "playwright-core";
-import { stringify } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
 import { tempDataDir, until } from "../../assistant/test/helpers/daemon.ts";
 import { startWebRig, type WebRig } from "./browser.ts";
 
@@ -50,7 +50,7 @@ async function taskWaitingToWrite(file: string, reply?: string): Promise<string>
     ...(reply ? [{ kind: "reply" as const, text: reply }] : []),
   );
   const started = await rig.api.sendMessage({ message: `Save a note to ${file}` });
-  if (!("task_id" in started)) throw new Error(`no task started: ${JSON.stringify(started)}`);
+  if (!("task_id" in started) || !started.task_id) throw new Error(`no task started: ${JSON.stringify(started)}`);
   expect((await untilStatus(started.task_id, "waiting_approval")).status).toBe("waiting_approval");
   return started.task_id;
 }
@@ -99,7 +99,9 @@ describe("approvals from the status strip", () => {
     await badge().click();
     await dialog().getByLabel("Always allow this scope").check();
     await dialog().getByRole("button", { name: "Approve" }).click();
-    await dialog().getByText(/Approved: write_file · from now on allowed:/).waitFor();
+    await dialog()
+      .getByText(/Approved: write_file · from now on allowed:/)
+      .waitFor();
     await untilStatus(taskId, "completed");
     const decisions = await rig.api.listDecisions();
     expect(decisions.items).toContainEqual(
@@ -184,7 +186,11 @@ describe("the Tasks tab", () => {
       { kind: "reply", text: "another sub-result" },
       { kind: "reply", text: "The synthesis." },
     );
-    const parent = await rig.api.createTask({ message: "Compare Lyon and Nantes", task_type: "orchestrator", wait: true });
+    const parent = await rig.api.createTask({
+      message: "Compare Lyon and Nantes",
+      task_type: "orchestrator",
+      wait: true,
+    });
     if (!("status" in parent)) throw new Error("the task did not wait");
     expect(parent.status).toBe("completed");
     const children = (await rig.api.getTaskReport(parent.id)).subtasks;

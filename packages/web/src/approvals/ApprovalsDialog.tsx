@@ -70,7 +70,7 @@ export function ApprovalsDialog({
   );
 }
 
-function ApprovalItem({
+export function ApprovalItem({
   item,
   onResolved,
   onOpenTask,
