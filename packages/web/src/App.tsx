@@ -3,9 +3,11 @@ import { useCallback, useEffect, useState } from "react";
 import { client } from "./api.ts";
 import { ChatTab } from "./ChatTab.tsx";
 import { initialLang, type Lang, MESSAGES, MessagesContext } from "./i18n.ts";
+import { MemoryTab } from "./memory/MemoryTab.tsx";
 import { MissionTab } from "./mission/MissionTab.tsx";
 import { NotBuilt } from "./NotBuilt.tsx";
 import { initialTheme, readPreference, type Theme, writePreference } from "./preferences.ts";
+import { RouterTab } from "./router/RouterTab.tsx";
 import { SignIn, Unreachable } from "./SignIn.tsx";
 import { StatusStrip } from "./StatusStrip.tsx";
 import { ScheduledTab } from "./scheduled/ScheduledTab.tsx";
@@ -114,6 +116,10 @@ function TabPanel({ tab }: { tab: Tab }) {
       return <ScheduledTab />;
     case "mission":
       return <MissionTab />;
+    case "memory":
+      return <MemoryTab />;
+    case "router":
+      return <RouterTab />;
     default:
       return <NotBuilt tab={tab} />;
   }
