@@ -1,6 +1,7 @@
 import type { Schedule } from "@assistant/client";
 import { client } from "../api.ts";
 import { useMessages } from "../i18n.ts";
+import { TaskLink } from "../tasks/TaskLink.tsx";
 import { usePolling } from "../tasks/usePolling.ts";
 import { formatWhen } from "./when.ts";
 
@@ -37,9 +38,9 @@ export function ScheduleRuns({ schedule }: { schedule: Schedule }) {
                   {task.reason ? ` (${task.reason})` : ""}
                 </td>
                 <td>
-                  <a href={`/tasks/${task.id}`}>
+                  <TaskLink id={task.id}>
                     <code>{task.id.slice(0, 8)}</code>
-                  </a>
+                  </TaskLink>
                 </td>
               </tr>
             ))}
