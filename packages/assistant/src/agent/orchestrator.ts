@@ -235,8 +235,8 @@ export interface OrchestratorDeps {
   router: Router;
   settings: OrchestrationLimits;
   logger: Pick<Logger, "warn" | "info">;
-  /** The main agent's name (agent_profile.json). */
-  agentName: string;
+  /** The main agent's name (agent_profile.json, as it is now). */
+  agentName: () => string;
 }
 
 /** The UnitRunner for `orchestrator` tasks (TaskService.setOrchestrator). */
@@ -249,7 +249,7 @@ export function createOrchestrator(deps: OrchestratorDeps): UnitRunner {
     try {
       const plan = await deps.router.complete({
         taskType: ORCHESTRATOR,
-        prompt: planPrompt(deps.agentName, agents, limits.maxConcurrentDelegations, message),
+        prompt: planPrompt(deps.agentName(), agents, limits.maxConcurrentDelegations, message),
         sessionId: task.session_id,
         signal,
       });

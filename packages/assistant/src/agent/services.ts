@@ -1,4 +1,3 @@
-import { loadConfig } from "../config/configFiles.ts";
 import type { DataPaths } from "../config/paths.ts";
 import type { DaemonSettings } from "../config/settings.ts";
 import type { EventLog } from "../events/eventLog.ts";
@@ -7,6 +6,7 @@ import type { Logger } from "../log/logger.ts";
 import type { Db } from "../store/database.ts";
 import type { ToolServices } from "../tools/services.ts";
 import { createOrchestrator } from "./orchestrator.ts";
+import { AgentProfileFile } from "./profile.ts";
 import { systemPrompt } from "./prompt.ts";
 import type { SessionStore } from "./sessions.ts";
 import { type MessageRoute, type TaskMemory, TaskService } from "./taskService.ts";
@@ -14,7 +14,8 @@ import { TaskStore } from "./tasks.ts";
 
 // The agent itself: the task service over the router and tools, with the orchestrator. What it learns from other
 // domains (skills in the prompt, routing rules, memory) comes in as functions, so agent/ depends on none of them;
-// chat/services.ts provides them. agent_profile.json is read once at start (edits apply after a restart).
+// chat/services.ts provides them. agent_profile.json is read at start and again at the next task after it changed
+// (profile.ts): a profile saved through the API or by hand applies without a restart.
 
 export interface AgentServices {
   agent: TaskService;
@@ -37,8 +38,7 @@ export function createAgentServices(options: {
   memory: TaskMemory;
 }): AgentServices {
   const { paths, llm } = options;
-  const profile = loadConfig("agent_profile", paths);
-  const prompt = systemPrompt(profile);
+  const profile = new AgentProfileFile(paths);
   const agent = new TaskService({
     tasks: new TaskStore(options.db),
     sessions: options.sessions,
@@ -49,10 +49,11 @@ export function createAgentServices(options: {
     settings: options.settings,
     logger: options.logger,
     systemPrompt: () => {
+      const prompt = systemPrompt(profile.current());
       const addition = options.promptAddition();
       return addition ? `${prompt}\n${addition}` : prompt;
     },
-    agentName: profile.name,
+    agentName: () => profile.current().name,
     route: options.route,
     memory: options.memory,
   });
@@ -62,7 +63,7 @@ export function createAgentServices(options: {
       router: llm.router,
       settings: options.settings,
       logger: options.logger,
-      agentName: profile.name,
+      agentName: () => profile.current().name,
     }),
   );
   return { agent };

@@ -80,7 +80,7 @@ export interface TaskServiceDeps {
   /** The system prompt (agent_profile.json). */
   systemPrompt: () => string;
   /** The main agent's name (agent_profile.json), for GET /api/agents. */
-  agentName?: string;
+  agentName?: () => string;
   /**
    * Routing rules of plugins and skills: a message that arrives without a task type and matches one goes to the
    * rule's task type or agent, or gets the rule's skill instructions in its prompt.
@@ -145,7 +145,7 @@ export class TaskService {
   }
 
   get agentName(): string {
-    return this.#deps.agentName ?? "Assistant";
+    return this.#deps.agentName?.() ?? "Assistant";
   }
 
   /** Daemon start: running tasks of a dead daemon fail as interrupted (with a report); queued ones run. */

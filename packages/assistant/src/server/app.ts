@@ -12,7 +12,6 @@ import type { RouteSpec } from "./route.ts";
 import { agentRoutes } from "./routes/agents.ts";
 import { authRoutes } from "./routes/auth.ts";
 import { budgetRoutes } from "./routes/budget.ts";
-import { calendarRoutes } from "./routes/calendar.ts";
 import { doctorRoutes } from "./routes/doctor.ts";
 import { eventRoutes } from "./routes/events.ts";
 import { memoryRoutes } from "./routes/memory.ts";
@@ -23,6 +22,7 @@ import { permissionRoutes } from "./routes/permissions.ts";
 import { pluginRoutes } from "./routes/plugins.ts";
 import { routerRoutes } from "./routes/router.ts";
 import { scheduleRoutes } from "./routes/schedules.ts";
+import { settingsRoutes } from "./routes/settings.ts";
 import { skillRoutes } from "./routes/skills.ts";
 import { systemRoutes } from "./routes/system.ts";
 import { taskRoutes } from "./routes/tasks.ts";
@@ -50,10 +50,10 @@ export function allRoutes(services: Services): RouteSpec[] {
     ...agentRoutes(services),
     ...permissionRoutes(services),
     ...toolRoutes(services),
+    ...settingsRoutes(services),
     ...skillRoutes(services),
     ...pluginRoutes(services),
     ...scheduleRoutes(services),
-    ...calendarRoutes(services),
     ...missionRoutes(services),
     ...openaiRoutes(services),
   );

@@ -289,6 +289,25 @@ const STEPS: Array<[operationId: string, step: Step]> = [
   ["resetBudgetUsage", call("POST", "/api/budget/reset-session", {})],
   ["listTools", call("GET", "/api/tools")],
   ["getEffectiveTools", call("GET", "/api/tools/effective")],
+  ["getToolsPolicy", call("GET", "/api/tools/policy")],
+  [
+    "putToolsPolicy",
+    () =>
+      api(daemon, "PUT", "/api/tools/policy", {
+        yaml: `# kept as sent\n${stringify({ allowed_read_paths: [work], allowed_write_paths: [work], require_approval: ["write_file"] })}`,
+      }),
+  ],
+  ["getAgentProfile", call("GET", "/api/settings/agent-profile")],
+  [
+    "putAgentProfile",
+    call("PUT", "/api/settings/agent-profile", {
+      name: "Assistant",
+      role: "Personal assistant",
+      personality: "Helpful.",
+      rules: [],
+      formality: "default",
+    }),
+  ],
   [
     "invokeTool",
     async (ids) => {
@@ -344,14 +363,6 @@ const STEPS: Array<[operationId: string, step: Step]> = [
     },
   ],
   ["listSchedules", call("GET", "/api/schedules")],
-  [
-    "getCalendar",
-    call(
-      "GET",
-      () =>
-        `/api/calendar?from=${new Date().toISOString().slice(0, 10)}&to=${new Date(Date.now() + 3 * 86_400_000).toISOString().slice(0, 10)}`,
-    ),
-  ],
   ["getSchedule", call("GET", (ids) => `/api/schedules/${ids.scheduleId}`)],
   ["pauseSchedule", call("POST", (ids) => `/api/schedules/${ids.scheduleId}/pause`)],
   ["resumeSchedule", call("POST", (ids) => `/api/schedules/${ids.scheduleId}/resume`)],

@@ -4,10 +4,10 @@
 import type { CallOptions, NoContent, OperationRequest } from "../operation.ts";
 import type {
   AgentList,
+  AgentProfile,
   ApprovalMode,
   ApprovedQueueItem,
   BudgetStatus,
-  Calendar,
   CatalogEntryPage,
   ChatCompletion,
   ChatCompletionStreamMessage,
@@ -65,6 +65,7 @@ import type {
   Tool,
   ToolCallQueued,
   ToolResult,
+  ToolsPolicyText,
   VaultKey,
   VaultKeyPage,
 } from "./schemas.ts";
@@ -346,6 +347,14 @@ export type ListToolsResult = {
 
 export type GetEffectiveToolsResult = EffectiveTools;
 
+export type GetToolsPolicyResult = ToolsPolicyText;
+
+export type PutToolsPolicyBody = {
+  yaml: string;
+};
+
+export type PutToolsPolicyResult = ToolsPolicyText;
+
 export type InvokeToolBody = {
   [key: string]: unknown;
 };
@@ -355,6 +364,18 @@ export type InvokeToolResult =
       result: ToolResult;
     }
   | ToolCallQueued;
+
+export type GetAgentProfileResult = AgentProfile;
+
+export type PutAgentProfileBody = {
+  name: string;
+  role: string;
+  personality: string;
+  rules: string[];
+  formality: "formal" | "informal" | "default";
+};
+
+export type PutAgentProfileResult = AgentProfile;
 
 export type ListSkillsResult = SkillList;
 
@@ -446,13 +467,6 @@ export type DeleteScheduleResult = {
 export type PauseScheduleResult = Schedule;
 
 export type ResumeScheduleResult = Schedule;
-
-export type GetCalendarQuery = {
-  from?: string;
-  to?: string;
-};
-
-export type GetCalendarResult = Calendar;
 
 export type GetMissionResult = Mission;
 
@@ -1178,12 +1192,58 @@ export abstract class Operations {
     });
   }
 
+  /** The text of tools_policy.yaml as written, comments included (empty when the file is missing). `GET /api/tools/policy` */
+  getToolsPolicy(options?: CallOptions): Promise<GetToolsPolicyResult> {
+    return this.send<GetToolsPolicyResult>({
+      operationId: "getToolsPolicy",
+      method: "GET",
+      path: "/api/tools/policy",
+      answer: "json",
+      options,
+    });
+  }
+
+  /** Replaces tools_policy.yaml with {yaml} as sent (comments kept) once the whole text validates; applies at the next tool call. `PUT /api/tools/policy` */
+  putToolsPolicy(body: PutToolsPolicyBody, options?: CallOptions): Promise<PutToolsPolicyResult> {
+    return this.send<PutToolsPolicyResult>({
+      operationId: "putToolsPolicy",
+      method: "PUT",
+      path: "/api/tools/policy",
+      body,
+      answer: "json",
+      options,
+    });
+  }
+
   /** Runs a tool with its parameters as the body, through the same policy and review queue as the agent. `POST /api/tools/{name}/invoke` */
   invokeTool(name: string, body?: InvokeToolBody, options?: CallOptions): Promise<InvokeToolResult> {
     return this.send<InvokeToolResult>({
       operationId: "invokeTool",
       method: "POST",
       path: `/api/tools/${encodeURIComponent(name)}/invoke`,
+      body,
+      answer: "json",
+      options,
+    });
+  }
+
+  /** The agent profile: name, role, personality, rules and formality (formal, informal or default). `GET /api/settings/agent-profile` */
+  getAgentProfile(options?: CallOptions): Promise<GetAgentProfileResult> {
+    return this.send<GetAgentProfileResult>({
+      operationId: "getAgentProfile",
+      method: "GET",
+      path: "/api/settings/agent-profile",
+      answer: "json",
+      options,
+    });
+  }
+
+  /** Replaces the agent profile (the object GET answers); validated, written atomically, used by the next prompt. `PUT /api/settings/agent-profile` */
+  putAgentProfile(body: PutAgentProfileBody, options?: CallOptions): Promise<PutAgentProfileResult> {
+    return this.send<PutAgentProfileResult>({
+      operationId: "putAgentProfile",
+      method: "PUT",
+      path: "/api/settings/agent-profile",
       body,
       answer: "json",
       options,
@@ -1428,18 +1488,6 @@ export abstract class Operations {
       operationId: "resumeSchedule",
       method: "POST",
       path: `/api/schedules/${encodeURIComponent(id)}/resume`,
-      answer: "json",
-      options,
-    });
-  }
-
-  /** Future schedule and mission heartbeat fire times and past task runs and mission cycles between from and to (dates or RFC 3339, at most 92 days). `GET /api/calendar` */
-  getCalendar(query?: GetCalendarQuery, options?: CallOptions): Promise<GetCalendarResult> {
-    return this.send<GetCalendarResult>({
-      operationId: "getCalendar",
-      method: "GET",
-      path: "/api/calendar",
-      query,
       answer: "json",
       options,
     });

@@ -1555,6 +1555,12 @@ export type EffectiveTool = {
   }[];
 };
 
+export type ToolsPolicyText = {
+  yaml: string;
+  /** Where tools_policy.yaml is */
+  file: string;
+};
+
 export type ToolResult = {
   call_id: string;
   tool: string;
@@ -1569,6 +1575,14 @@ export type ToolResult = {
 export type ToolCallQueued = {
   queue_item_id: string;
   status: "pending" | "approved" | "denied" | "expired";
+};
+
+export type AgentProfile = {
+  name: string;
+  role: string;
+  personality: string;
+  rules: string[];
+  formality: "formal" | "informal" | "default";
 };
 
 export type SkillList = {
@@ -1856,19 +1870,6 @@ export type Schedule = {
   runs: number;
   created_at: string;
   updated_at: string;
-};
-
-export type Calendar = {
-  items: CalendarItem[];
-  truncated: boolean;
-};
-
-export type CalendarItem = {
-  kind: "schedule" | "mission" | "task";
-  at: string;
-  title: string;
-  ref_id: string | null;
-  status?: string;
 };
 
 export type Mission = {

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { Services } from "../../runtime/services.ts";
 import { QUEUE_STATUSES } from "../../tools/approvals/queueStatus.ts";
+import { readPolicyText, savePolicyText } from "../../tools/policyFile.ts";
 import { type ToolResult, toolResultSchema } from "../../tools/runner.ts";
 import { effectiveViewSchema, toolInfoSchema } from "../../tools/services.ts";
 import { AppError } from "../../util/errors.ts";
@@ -13,6 +14,9 @@ import { defineRoute, type RouteSpec } from "../route.ts";
 
 const toolParams = z.strictObject({ name: z.string().regex(/^[a-z0-9_]{1,64}$/, "expected a tool name") });
 const invokeBody = z.record(z.string(), z.unknown()).optional();
+const policyTextSchema = z
+  .object({ yaml: z.string(), file: z.string().describe("Where tools_policy.yaml is") })
+  .meta({ id: "ToolsPolicyText" });
 
 export function toolRoutes(services: Services): RouteSpec[] {
   const { tools } = services;
@@ -34,6 +38,27 @@ export function toolRoutes(services: Services): RouteSpec[] {
       tag: "tools",
       response: effectiveViewSchema,
       handler: () => tools.effective(),
+    }),
+    defineRoute({
+      method: "GET",
+      url: "/api/tools/policy",
+      operationId: "getToolsPolicy",
+      summary: "The text of tools_policy.yaml as written, comments included (empty when the file is missing)",
+      tag: "tools",
+      response: policyTextSchema,
+      errors: ["config_invalid"],
+      handler: () => readPolicyText(tools.policy.current().file),
+    }),
+    defineRoute({
+      method: "PUT",
+      url: "/api/tools/policy",
+      operationId: "putToolsPolicy",
+      summary:
+        "Replaces tools_policy.yaml with {yaml} as sent (comments kept) once the whole text validates; applies at the next tool call",
+      tag: "tools",
+      body: z.strictObject({ yaml: z.string() }),
+      response: policyTextSchema,
+      handler: ({ body }) => savePolicyText(tools.policy.current().file, body.yaml),
     }),
     defineRoute({
       method: "POST",
