@@ -1,7 +1,7 @@
 import { ApiError } from "@assistant/client";
 import { useCallback, useEffect, useState } from "react";
 import { client } from "./api.ts";
-import { ChatTab } from "./ChatTab.tsx";
+import { ChatTab } from "./chat/ChatTab.tsx";
 import { initialLang, type Lang, MESSAGES, MessagesContext } from "./i18n.ts";
 import { MemoryTab } from "./memory/MemoryTab.tsx";
 import { MissionTab } from "./mission/MissionTab.tsx";
@@ -43,10 +43,15 @@ export function App() {
   }, []);
 
   const open = useCallback((next: Tab) => {
-    if (window.location.pathname !== next.path) window.history.pushState(null, "", next.path);
+    if (window.location.pathname !== next.path) {
+      window.history.pushState(null, "", next.path);
+      window.dispatchEvent(new PopStateEvent("popstate"));
+    }
     setTab(next);
   }, []);
 
+  // A tab opens at its root view, also when it is the current tab on a sub-path (/tasks/<id>): the tab hears the
+  // new address as it hears the back button.
   useEffect(() => {
     if (!tabOfPath(window.location.pathname)) window.history.replaceState(null, "", TABS[0]!.path);
     const onPop = () => setTab(tabOfPath(window.location.pathname) ?? TABS[0]!);

@@ -2,6 +2,7 @@ import { useCallback, useEffect, useState } from "react";
 import { client } from "./api.ts";
 import { ApprovalsDialog } from "./approvals/ApprovalsDialog.tsx";
 import { useMessages } from "./i18n.ts";
+import { useLiveEvents } from "./liveEvents.ts";
 
 interface Status {
   up: boolean;
@@ -11,11 +12,13 @@ interface Status {
   approvals?: number;
 }
 
-const REFRESH_MS = 5_000;
+// Live from the event stream (liveEvents.ts); the slow poll also notices a daemon that went away.
+const REFRESH_MS = 30_000;
+const LIVE_KINDS = ["task_created", "task_state_changed", "approval_requested", "approval_resolved"] as const;
 
 /**
- * Daemon, embedded model, running tasks and pending approvals, refreshed every few seconds; the approvals badge
- * opens the review queue.
+ * Daemon, embedded model, running tasks and pending approvals, refreshed as task and approval events arrive; the
+ * approvals badge opens the review queue.
  */
 export function StatusStrip() {
   const t = useMessages();
@@ -44,6 +47,7 @@ export function StatusStrip() {
     const timer = window.setInterval(refresh, REFRESH_MS);
     return () => window.clearInterval(timer);
   }, [refresh]);
+  useLiveEvents(LIVE_KINDS, () => void refresh());
   return (
     <section className="status" aria-label={t.status}>
       <span data-testid="status-daemon">

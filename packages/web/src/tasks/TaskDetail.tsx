@@ -2,6 +2,7 @@ import { ApiError } from "@assistant/client";
 import { useEffect, useState } from "react";
 import { client } from "../api.ts";
 import { useMessages } from "../i18n.ts";
+import { TASK_EVENT_KINDS, useLiveEvents } from "../liveEvents.ts";
 import { Markdown } from "../Markdown.tsx";
 import { eventLine } from "./eventLine.ts";
 import { TaskLink } from "./TaskLink.tsx";
@@ -10,7 +11,8 @@ import { TaskReportView } from "./TaskReportView.tsx";
 import { FINAL_STATUSES } from "./taskPaths.ts";
 import { usePolling } from "./usePolling.ts";
 
-const REFRESH_MS = 2_000;
+// Live from the event stream; the slow poll covers a stream that is down.
+const REFRESH_MS = 10_000;
 const EVENTS = 1000;
 
 /** One task: its facts, cancel, the event timeline, the steering and follow-up queues, the report and sub-tasks. */
@@ -30,6 +32,15 @@ export function TaskDetail({ id }: { id: string }) {
     live,
   );
   const { reload: reloadTask } = task;
+  useLiveEvents(
+    TASK_EVENT_KINDS,
+    (event) => {
+      if (event.task_id !== id) return;
+      void reloadTask();
+      void events.reload();
+    },
+    live,
+  );
   useEffect(() => {
     if (!live) void reloadTask();
   }, [live, reloadTask]);

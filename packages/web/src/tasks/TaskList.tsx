@@ -2,13 +2,15 @@ import type { Task } from "@assistant/client";
 import { useState } from "react";
 import { client } from "../api.ts";
 import { useMessages } from "../i18n.ts";
+import { TASK_EVENT_KINDS, useLiveEvents } from "../liveEvents.ts";
 import { TaskLink } from "./TaskLink.tsx";
 import { usePolling } from "./usePolling.ts";
 
 export const TASK_STATUSES = ["queued", "running", "waiting_approval", "completed", "failed", "cancelled"] as const;
 type Status = (typeof TASK_STATUSES)[number];
 
-const REFRESH_MS = 3_000;
+// Live from the event stream; the slow poll covers a stream that is down.
+const REFRESH_MS = 15_000;
 const PAGE = 100;
 
 /** Tasks newest first, filtered by status, refreshed every few seconds. */
@@ -20,6 +22,7 @@ export function TaskList() {
     `status:${status}`,
     REFRESH_MS,
   );
+  useLiveEvents(TASK_EVENT_KINDS, () => void tasks.reload());
   return (
     <section className="tasks" aria-labelledby="tasks-title">
       <div className="tasks-bar">

@@ -2,14 +2,17 @@ import type { QueuedMessage } from "@assistant/client";
 import { useState } from "react";
 import { client } from "../api.ts";
 import { useMessages } from "../i18n.ts";
+import { TASK_EVENT_KINDS, useLiveEvents } from "../liveEvents.ts";
 import { usePolling } from "./usePolling.ts";
 
-const REFRESH_MS = 2_000;
+// Live from the event stream; the slow poll covers a stream that is down.
+const REFRESH_MS = 10_000;
 
 /** The steering and follow-up messages not yet delivered to a task, with a button that drops them all. */
 export function TaskQueues({ id, live }: { id: string; live: boolean }) {
   const t = useMessages();
   const queue = usePolling(() => client.getTaskQueue(id), id, REFRESH_MS, live);
+  useLiveEvents(TASK_EVENT_KINDS, (event) => void (event.task_id === id && queue.reload()), live);
   const [note, setNote] = useState<string | undefined>();
   const count = (queue.data?.steering.length ?? 0) + (queue.data?.follow_up.length ?? 0);
 
