@@ -11,6 +11,8 @@ import { RouterTab } from "./router/RouterTab.tsx";
 import { SignIn, Unreachable } from "./SignIn.tsx";
 import { StatusStrip } from "./StatusStrip.tsx";
 import { ScheduledTab } from "./scheduled/ScheduledTab.tsx";
+import type { Appearance } from "./settings/OtherSettings.tsx";
+import { SettingsTab } from "./settings/SettingsTab.tsx";
 import { TabBar } from "./TabBar.tsx";
 import { TABS, type Tab, tabOfKey, tabOfPath } from "./tabs.ts";
 import { TasksTab } from "./tasks/TasksTab.tsx";
@@ -104,14 +106,14 @@ export function App() {
       <main id="panel" role="tabpanel" aria-label={tab.name} tabIndex={-1}>
         {access === "signed_out" && <SignIn />}
         {access === "unreachable" && <Unreachable />}
-        {access === "signed_in" && <TabPanel tab={tab} />}
+        {access === "signed_in" && <TabPanel tab={tab} appearance={{ lang, setLang, theme, setTheme }} />}
       </main>
     </MessagesContext.Provider>
   );
 }
 
 /** The screen of each tab; a tab not built yet says so. */
-function TabPanel({ tab }: { tab: Tab }) {
+function TabPanel({ tab, appearance }: { tab: Tab; appearance: Appearance }) {
   switch (tab.id) {
     case "chat":
       return <ChatTab />;
@@ -125,6 +127,8 @@ function TabPanel({ tab }: { tab: Tab }) {
       return <MemoryTab />;
     case "router":
       return <RouterTab />;
+    case "settings":
+      return <SettingsTab {...appearance} />;
     default:
       return <NotBuilt tab={tab} />;
   }
