@@ -163,7 +163,7 @@ describe("the Settings tab", () => {
     await expect.poll(async () => (await rig.api.getMemorySettings()).learning_enabled).toBe(before);
 
     await region("Language and theme").getByLabel("Color theme").selectOption("dark");
-    expect(await page.evaluate(() => document.documentElement.dataset.theme)).toBe("dark");
+    expect(await page.locator("html").getAttribute("data-theme")).toBe("dark");
     await region("Language and theme").getByLabel("Interface language").selectOption("fr");
     await page.getByRole("heading", { name: "Réglages", exact: true }).waitFor();
     await region("Profil de l'agent").getByLabel("Registre").waitFor();
