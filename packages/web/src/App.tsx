@@ -2,6 +2,7 @@ import { ApiError } from "@assistant/client";
 import { useCallback, useEffect, useState } from "react";
 import { client } from "./api.ts";
 import { ChatTab } from "./chat/ChatTab.tsx";
+import { DocTab } from "./doc/DocTab.tsx";
 import { initialLang, type Lang, MESSAGES, MessagesContext } from "./i18n.ts";
 import { MemoryTab } from "./memory/MemoryTab.tsx";
 import { MissionTab } from "./mission/MissionTab.tsx";
@@ -127,6 +128,8 @@ function TabPanel({ tab, appearance }: { tab: Tab; appearance: Appearance }) {
       return <MemoryTab />;
     case "router":
       return <RouterTab />;
+    case "doc":
+      return <DocTab />;
     case "settings":
       return <SettingsTab {...appearance} />;
     default:

@@ -28,11 +28,12 @@ export interface WebRig {
   close(): Promise<void>;
 }
 
-export async function startWebRig(): Promise<WebRig> {
+/** `cwd`: the daemon's working directory (where it looks for docs/), this process's by default. */
+export async function startWebRig(options: { cwd?: string } = {}): Promise<WebRig> {
   const server = await startOpenAiServer();
   const dataDir = tempDataDir();
   writeFileSync(join(dataDir, "llm_router.yaml"), scriptedRouterYaml(server.url));
-  const daemon = await startScriptedDaemon(dataDir);
+  const daemon = await startScriptedDaemon(dataDir, {}, options);
   // Chromium's profile socket path must stay short ("Socket path too long" under a long TMPDIR).
   const profile = mkdtempSync("/tmp/pw-");
   const context = await chromium.launchPersistentContext(profile, {

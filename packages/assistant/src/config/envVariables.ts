@@ -180,8 +180,7 @@ export const ENV_VARIABLES = {
     group: "daemon",
     type: directory(),
     default: undefined,
-    meaning:
-      "another folder of documentation, besides `docs/` of the working directory, for the web UI's Doc tab (to come)",
+    meaning: "another folder of Markdown docs for the web UI's Doc tab, listed after `docs/` under `@spec/`",
   }),
   webDir: variable({
     name: "ASSISTANT_WEB_DIR",

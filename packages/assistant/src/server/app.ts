@@ -12,6 +12,7 @@ import type { RouteSpec } from "./route.ts";
 import { agentRoutes } from "./routes/agents.ts";
 import { authRoutes } from "./routes/auth.ts";
 import { budgetRoutes } from "./routes/budget.ts";
+import { docsRoutes } from "./routes/docs.ts";
 import { doctorRoutes } from "./routes/doctor.ts";
 import { eventRoutes } from "./routes/events.ts";
 import { memoryRoutes } from "./routes/memory.ts";
@@ -41,6 +42,7 @@ export function allRoutes(services: Services): RouteSpec[] {
     ...eventRoutes(services),
     ...vaultRoutes(services),
     ...doctorRoutes(services),
+    ...docsRoutes(services),
     ...routerRoutes(services),
     ...budgetRoutes(services),
     ...memoryRoutes(services),

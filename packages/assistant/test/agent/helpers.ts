@@ -7,10 +7,15 @@ import { startDaemon, type TestDaemon, tempDataDir } from "../helpers/daemon.ts"
  * A daemon for tests that script every model call in order: no embedded model file, and memory learning (a model
  * call of its own after each reply, test/memory covers it) off so it takes none of the scripted answers.
  */
-export function startScriptedDaemon(dataDir: string, env: NodeJS.ProcessEnv = {}): Promise<TestDaemon> {
+export function startScriptedDaemon(
+  dataDir: string,
+  env: NodeJS.ProcessEnv = {},
+  options: { cwd?: string } = {},
+): Promise<TestDaemon> {
   return startDaemon(
     { ASSISTANT_MEMORY_LEARNING: "0", ASSISTANT_EMBEDDED_MODEL_PATH: join(dataDir, "no-such-model.gguf"), ...env },
     dataDir,
+    options,
   );
 }
 

@@ -218,6 +218,8 @@ const STEPS: Array<[operationId: string, step: Step]> = [
   ["listVaultKeys", call("GET", "/api/vault")],
   ["deleteVaultSecret", call("DELETE", "/api/vault", { key: "contract_key" })],
   ["getDoctorReport", call("GET", "/api/doctor")],
+  ["listDocs", call("GET", "/api/docs?q=token")],
+  ["getDoc", call("GET", "/api/docs/http-api.md")],
   ["listRouterRoutes", call("GET", "/api/router/routes")],
   [
     "setRouterRoute",

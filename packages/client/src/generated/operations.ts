@@ -16,6 +16,7 @@ import type {
   DaemonStatus,
   Decision,
   DecisionPage,
+  DocsList,
   DoctorReport,
   DownloadProgress,
   EffectiveTools,
@@ -117,6 +118,12 @@ export type DeleteVaultSecretResult = {
 };
 
 export type GetDoctorReportResult = DoctorReport;
+
+export type ListDocsQuery = {
+  q?: string;
+};
+
+export type ListDocsResult = DocsList;
 
 export type ListRouterRoutesResult = {
   items: RouteView[];
@@ -630,6 +637,29 @@ export abstract class Operations {
       method: "GET",
       path: "/api/doctor",
       answer: "json",
+      options,
+    });
+  }
+
+  /** The Markdown files of docs/ (working directory, else the installed package) and ASSISTANT_SPEC_DIR (under @spec/), with titles; ?q= keeps the files holding every word. `GET /api/docs` */
+  listDocs(query?: ListDocsQuery, options?: CallOptions): Promise<ListDocsResult> {
+    return this.send<ListDocsResult>({
+      operationId: "listDocs",
+      method: "GET",
+      path: "/api/docs",
+      query,
+      answer: "json",
+      options,
+    });
+  }
+
+  /** The Markdown of one listed file (its path as one URL segment, / as %2F); files over 1048576 bytes are refused. `GET /api/docs/{path}` */
+  getDoc(path: string, options?: CallOptions): Promise<string> {
+    return this.send<string>({
+      operationId: "getDoc",
+      method: "GET",
+      path: `/api/docs/${encodeURIComponent(path)}`,
+      answer: "text",
       options,
     });
   }

@@ -659,6 +659,24 @@ export type DoctorCheck = {
   fixable: boolean;
 };
 
+export type DocsList = {
+  working_directory: string;
+  folders: {
+    source: "docs" | "spec";
+    dir: string;
+  }[];
+  items: DocItem[];
+};
+
+export type DocItem = {
+  path: string;
+  title: string;
+  source: "docs" | "spec";
+  bytes: number;
+  matches?: number;
+  excerpt?: string;
+};
+
 export type RouteView = {
   category: string;
   primary: RouteTarget | null;
