@@ -10,6 +10,10 @@ import { startWebRig, type WebRig } from "./browser.ts";
 // contents, links between docs and to headings opening in the tab (back button, deep links), search by the
 // daemon, hostile Markdown staying text, the empty state, French labels, no console error.
 
+// What the page's globals look like inside page.evaluate (this file is type-checked without the DOM's types).
+declare const window: { __pwned?: number };
+declare const document: { activeElement: { id: string } | null };
+
 let rig: WebRig;
 let page: Page;
 let work: string;
@@ -87,7 +91,7 @@ describe("the Doc tab", () => {
     expect(await files().getByRole("link", { name: "Welcome" }).getAttribute("aria-current")).toBe("page");
 
     await article().getByText("<script>window.__pwned = 1</script>", { exact: false }).waitFor();
-    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(await page.evaluate(() => window.__pwned)).toBeUndefined();
     expect(await article().locator("script, img").count()).toBe(0);
     // A file outside docs/ is not a link the tab could open.
     expect(await article().getByText("a file", { exact: true }).getAttribute("href")).toBeNull();
@@ -98,7 +102,7 @@ describe("the Doc tab", () => {
     await page.waitForURL(/\/doc\?file=guides%2Fsetup\.md#boiling-water$/);
     const boiling = article().getByRole("heading", { name: "Boiling water" });
     await boiling.waitFor();
-    await expect.poll(() => boiling.evaluate((h) => h === document.activeElement)).toBe(true);
+    await expect.poll(() => boiling.evaluate((h) => h === (document.activeElement as unknown))).toBe(true);
     expect(await boiling.getAttribute("id")).toBe("doc-boiling-water");
     expect(await page.getByRole("list", { name: "On this page" }).getByRole("link").allTextContents()).toEqual([
       "Setting up",
