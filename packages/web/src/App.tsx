@@ -1,6 +1,7 @@
 import { ApiError } from "@assistant/client";
 import { useCallback, useEffect, useState } from "react";
 import { client } from "./api.ts";
+import { CalendarTab } from "./calendar/CalendarTab.tsx";
 import { ChatTab } from "./chat/ChatTab.tsx";
 import { DocTab } from "./doc/DocTab.tsx";
 import { initialLang, type Lang, MESSAGES, MessagesContext } from "./i18n.ts";
@@ -128,6 +129,8 @@ function TabPanel({ tab, appearance }: { tab: Tab; appearance: Appearance }) {
       return <MemoryTab />;
     case "router":
       return <RouterTab />;
+    case "calendar":
+      return <CalendarTab />;
     case "doc":
       return <DocTab />;
     case "settings":

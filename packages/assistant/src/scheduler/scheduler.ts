@@ -114,6 +114,11 @@ export class Scheduler {
     return this.#store.get(id);
   }
 
+  /** Active schedules (paused ones fire nowhere on the calendar). */
+  active(): ScheduleRecord[] {
+    return this.#store.active();
+  }
+
   /** Validates (the same rules on every surface), gives the schedule its own session, and arms the timer. */
   create(input: unknown): ScheduleRecord {
     const valid = parseScheduleInput(input, this.minIntervalSecs);

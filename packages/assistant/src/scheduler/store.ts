@@ -130,6 +130,14 @@ export class ScheduleStore {
     return row.at ?? undefined;
   }
 
+  /** Active schedules, oldest first (the calendar's future fire times). */
+  active(): ScheduleRecord[] {
+    return statement(
+      this.#db,
+      `SELECT ${COLUMNS} FROM schedules WHERE status = 'active' ORDER BY seq`,
+    ).all() as ScheduleRecord[];
+  }
+
   /** Schedules with a run in flight (startup recovery). */
   withRunningTask(): ScheduleRecord[] {
     return statement(

@@ -12,6 +12,7 @@ import type { RouteSpec } from "./route.ts";
 import { agentRoutes } from "./routes/agents.ts";
 import { authRoutes } from "./routes/auth.ts";
 import { budgetRoutes } from "./routes/budget.ts";
+import { calendarRoutes } from "./routes/calendar.ts";
 import { docsRoutes } from "./routes/docs.ts";
 import { doctorRoutes } from "./routes/doctor.ts";
 import { eventRoutes } from "./routes/events.ts";
@@ -56,6 +57,7 @@ export function allRoutes(services: Services): RouteSpec[] {
     ...skillRoutes(services),
     ...pluginRoutes(services),
     ...scheduleRoutes(services),
+    ...calendarRoutes(services),
     ...missionRoutes(services),
     ...openaiRoutes(services),
   );

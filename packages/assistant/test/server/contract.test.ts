@@ -365,6 +365,14 @@ const STEPS: Array<[operationId: string, step: Step]> = [
     },
   ],
   ["listSchedules", call("GET", "/api/schedules")],
+  [
+    "getCalendar",
+    call(
+      "GET",
+      () =>
+        `/api/calendar?from=${new Date().toISOString().slice(0, 10)}&to=${new Date(Date.now() + 3 * 86_400_000).toISOString().slice(0, 10)}`,
+    ),
+  ],
   ["getSchedule", call("GET", (ids) => `/api/schedules/${ids.scheduleId}`)],
   ["pauseSchedule", call("POST", (ids) => `/api/schedules/${ids.scheduleId}/pause`)],
   ["resumeSchedule", call("POST", (ids) => `/api/schedules/${ids.scheduleId}/resume`)],

@@ -8,6 +8,7 @@ import type {
   ApprovalMode,
   ApprovedQueueItem,
   BudgetStatus,
+  Calendar,
   CatalogEntryPage,
   ChatCompletion,
   ChatCompletionStreamMessage,
@@ -474,6 +475,13 @@ export type DeleteScheduleResult = {
 export type PauseScheduleResult = Schedule;
 
 export type ResumeScheduleResult = Schedule;
+
+export type GetCalendarQuery = {
+  from?: string;
+  to?: string;
+};
+
+export type GetCalendarResult = Calendar;
 
 export type GetMissionResult = Mission;
 
@@ -1518,6 +1526,18 @@ export abstract class Operations {
       operationId: "resumeSchedule",
       method: "POST",
       path: `/api/schedules/${encodeURIComponent(id)}/resume`,
+      answer: "json",
+      options,
+    });
+  }
+
+  /** Future schedule and mission heartbeat fire times and past task runs and mission cycles between from and to (dates or RFC 3339, at most 92 days). `GET /api/calendar` */
+  getCalendar(query?: GetCalendarQuery, options?: CallOptions): Promise<GetCalendarResult> {
+    return this.send<GetCalendarResult>({
+      operationId: "getCalendar",
+      method: "GET",
+      path: "/api/calendar",
+      query,
       answer: "json",
       options,
     });

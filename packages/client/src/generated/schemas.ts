@@ -1890,6 +1890,19 @@ export type Schedule = {
   updated_at: string;
 };
 
+export type Calendar = {
+  items: CalendarItem[];
+  truncated: boolean;
+};
+
+export type CalendarItem = {
+  kind: "schedule" | "mission" | "task";
+  at: string;
+  title: string;
+  ref_id: string | null;
+  status?: string;
+};
+
 export type Mission = {
   objective: string | null;
   heartbeat_secs: number | null;
