@@ -152,7 +152,7 @@ interface Operation {
 }
 
 /** How the transport reads a success answer (packages/client/src/operation.ts). */
-type Answer = "json" | "text" | "none" | "events";
+type Answer = "json" | "text" | "blob" | "none" | "events";
 
 interface Method {
   id: string;
@@ -235,7 +235,10 @@ function methodOf(http: string, path: string, op: Operation, types: string[], re
     const schema = answer.content?.["text/event-stream"]?.schema;
     return schema ? [schema] : [];
   });
-  const text = successes.some(([, answer]) => Object.keys(answer.content ?? {}).some((t) => t.startsWith("text/")));
+  const mediaTypes = successes.flatMap(([, answer]) => Object.keys(answer.content ?? {}));
+  const text = mediaTypes.some((t) => t.startsWith("text/"));
+  // Anything else (a zip): the bytes as a Blob, which a browser can offer as a download.
+  const binary = mediaTypes.some((t) => !t.startsWith("text/") && t !== "application/json");
   if (json.length > 0) {
     method.result = declare("Result", [...new Set(json.map(tsType))].join(" | "));
     if (events.length > 0) method.stream = messageType(events[0]!);
@@ -245,6 +248,9 @@ function methodOf(http: string, path: string, op: Operation, types: string[], re
   } else if (text) {
     method.answer = "text";
     method.result = "string";
+  } else if (binary) {
+    method.answer = "blob";
+    method.result = "Blob";
   } else {
     method.answer = "none";
     method.result = "NoContent";

@@ -100,6 +100,13 @@ export class AssistantClient extends Operations {
       await response.body?.cancel(); // a redirect's body is not read: release the connection
       return { status: response.status, headers: response.headers } as T;
     }
+    if (request.answer === "blob") {
+      try {
+        return (await response.blob()) as T;
+      } catch (error) {
+        throw this.#failure(error, request.options?.signal);
+      }
+    }
     let text: string;
     try {
       text = await response.text();
@@ -129,7 +136,8 @@ export class AssistantClient extends Operations {
 
   /** Sends the request; an error answer becomes ApiError, a failed connection `unreachable`. */
   async #answer(request: OperationRequest, options: OperationRequest["options"]): Promise<Response> {
-    const accept = request.answer === "events" ? "text/event-stream" : "application/json";
+    const accept =
+      request.answer === "events" ? "text/event-stream" : request.answer === "blob" ? "*/*" : "application/json";
     const headers: Record<string, string> = { accept, ...this.#credentials(), ...options?.headers };
     const init: RequestInit = { method: request.method, headers };
     if (request.body !== undefined) {
@@ -139,7 +147,11 @@ export class AssistantClient extends Operations {
     }
     // A redirect is the answer itself (the login's Set-Cookie), not a page to follow.
     if (request.answer === "none") init.redirect = "manual";
-    const waits = request.answer === "events" || (request.body as { wait?: unknown } | undefined)?.wait === true;
+    // A stream, a call waiting for its task and a download (as long as the archive is) have no timeout.
+    const waits =
+      request.answer === "events" ||
+      request.answer === "blob" ||
+      (request.body as { wait?: unknown } | undefined)?.wait === true;
     const timeoutMs = options?.timeoutMs ?? (waits ? 0 : this.#timeoutMs);
     const signals = [options?.signal, timeoutMs > 0 ? AbortSignal.timeout(timeoutMs) : undefined].filter(
       (signal) => signal !== undefined,

@@ -22,8 +22,8 @@ export interface OperationRequest {
   body?: unknown;
   /** The other media type the body may have (YAML for the mission); used when `body` is a string. */
   textBodyType?: string;
-  /** How the success answer is read: JSON, text, nothing (a redirect), or server-sent events. */
-  answer: "json" | "text" | "none" | "events";
+  /** How the success answer is read: JSON, text, bytes (a Blob: the data export), nothing (a redirect), or events. */
+  answer: "json" | "text" | "blob" | "none" | "events";
   options?: CallOptions | undefined;
 }
 

@@ -3,6 +3,7 @@ import { useCallback, useEffect, useState } from "react";
 import { client } from "./api.ts";
 import { CalendarTab } from "./calendar/CalendarTab.tsx";
 import { ChatTab } from "./chat/ChatTab.tsx";
+import { DataTab } from "./data/DataTab.tsx";
 import { DocTab } from "./doc/DocTab.tsx";
 import { initialLang, type Lang, MESSAGES, MessagesContext } from "./i18n.ts";
 import { MemoryTab } from "./memory/MemoryTab.tsx";
@@ -135,6 +136,8 @@ function TabPanel({ tab, appearance }: { tab: Tab; appearance: Appearance }) {
       return <DocTab />;
     case "settings":
       return <SettingsTab {...appearance} />;
+    case "data":
+      return <DataTab />;
     default:
       return <NotBuilt tab={tab} />;
   }

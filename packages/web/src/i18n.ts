@@ -429,6 +429,40 @@ const en = {
   setAppearance: "Language and theme",
   setLanguageLabel: "Interface language",
   setThemeLabel: "Color theme",
+  // Data tab (src/data/)
+  dataTitle: "Data",
+  dataCounts: "In the database",
+  dataCountNames: {
+    sessions: "Sessions",
+    messages: "Messages",
+    tasks: "Tasks",
+    events: "Events",
+    memories: "Memories",
+    schedules: "Schedules",
+  },
+  dataFiles: "Data directory",
+  dataDir: "Folder:",
+  dataFile: "File or folder",
+  dataSize: "Size",
+  dataAtLeast: (size: string) => `at least ${size}`,
+  dataFilesHelp: "Sizes only: the page never reads what a file holds. A folder's size is the total of its files.",
+  dataExport: "Export",
+  dataExportHelp:
+    "Downloads a zip of your sessions, messages, tasks, reports, memory and schedules as JSON. It never holds the vault, its key or the API token.",
+  dataExportButton: "Export as zip",
+  dataExporting: "Exporting…",
+  dataExported: (size: string) => `Export downloaded (${size}).`,
+  dataVault: "Vault keys",
+  dataVaultHelp: "The names of the stored secrets. Their values are never shown.",
+  dataVaultEmpty: "No secret stored.",
+  dataDelete: "Delete history",
+  dataDeleteHelp:
+    "Deletes every session, message and task, with their events and report files. Memory, schedules, the mission, settings and the vault stay. This cannot be undone.",
+  dataDeleteWord: "delete",
+  dataDeleteConfirm: "Type delete to confirm",
+  dataDeleteButton: "Delete history",
+  dataDeleted: (r: { sessions: number; messages: number; tasks: number; events: number; reports: number }) =>
+    `History deleted: ${r.sessions} sessions, ${r.messages} messages, ${r.tasks} tasks, ${r.events} events, ${r.reports} report files.`,
 };
 
 export type Messages = typeof en;
@@ -864,6 +898,41 @@ const fr: Messages = {
   setAppearance: "Langue et thème",
   setLanguageLabel: "Langue de l'interface",
   setThemeLabel: "Thème de couleurs",
+  // Data tab (src/data/)
+  dataTitle: "Données",
+  dataCounts: "Dans la base",
+  dataCountNames: {
+    sessions: "Sessions",
+    messages: "Messages",
+    tasks: "Tâches",
+    events: "Événements",
+    memories: "Souvenirs",
+    schedules: "Planifications",
+  },
+  dataFiles: "Dossier de données",
+  dataDir: "Dossier :",
+  dataFile: "Fichier ou dossier",
+  dataSize: "Taille",
+  dataAtLeast: (size: string) => `au moins ${size}`,
+  dataFilesHelp:
+    "Tailles seulement : la page ne lit jamais le contenu d'un fichier. La taille d'un dossier est le total de ses fichiers.",
+  dataExport: "Export",
+  dataExportHelp:
+    "Télécharge un zip de vos sessions, messages, tâches, rapports, souvenirs et planifications en JSON. Il ne contient jamais le coffre, sa clé ni le jeton d'API.",
+  dataExportButton: "Exporter en zip",
+  dataExporting: "Export en cours…",
+  dataExported: (size: string) => `Export téléchargé (${size}).`,
+  dataVault: "Clés du coffre",
+  dataVaultHelp: "Les noms des secrets enregistrés. Leurs valeurs ne sont jamais affichées.",
+  dataVaultEmpty: "Aucun secret enregistré.",
+  dataDelete: "Supprimer l'historique",
+  dataDeleteHelp:
+    "Supprime toutes les sessions, tous les messages et toutes les tâches, avec leurs événements et leurs rapports. Les souvenirs, les planifications, la mission, les réglages et le coffre restent. C'est irréversible.",
+  dataDeleteWord: "supprimer",
+  dataDeleteConfirm: "Tapez supprimer pour confirmer",
+  dataDeleteButton: "Supprimer l'historique",
+  dataDeleted: (r: { sessions: number; messages: number; tasks: number; events: number; reports: number }) =>
+    `Historique supprimé : ${r.sessions} sessions, ${r.messages} messages, ${r.tasks} tâches, ${r.events} événements, ${r.reports} fichiers de rapport.`,
 };
 
 export const MESSAGES: Record<Lang, Messages> = { en, fr };

@@ -13,6 +13,7 @@ import { agentRoutes } from "./routes/agents.ts";
 import { authRoutes } from "./routes/auth.ts";
 import { budgetRoutes } from "./routes/budget.ts";
 import { calendarRoutes } from "./routes/calendar.ts";
+import { dataRoutes } from "./routes/data.ts";
 import { docsRoutes } from "./routes/docs.ts";
 import { doctorRoutes } from "./routes/doctor.ts";
 import { eventRoutes } from "./routes/events.ts";
@@ -59,6 +60,7 @@ export function allRoutes(services: Services): RouteSpec[] {
     ...scheduleRoutes(services),
     ...calendarRoutes(services),
     ...missionRoutes(services),
+    ...dataRoutes(services),
     ...openaiRoutes(services),
   );
   return routes;

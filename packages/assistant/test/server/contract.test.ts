@@ -383,6 +383,10 @@ const STEPS: Array<[operationId: string, step: Step]> = [
   ["resumeMission", call("POST", "/api/autonomous-mission/resume")],
   ["listMissionEvents", call("GET", "/api/autonomous-mission/events")],
   ["listTimeline", call("GET", "/api/timeline")],
+  ["getDataOverview", call("GET", "/api/data")],
+  ["exportData", call("GET", "/api/data/export")],
+  // Refused (400, documented): deleting the history here would empty the event stream read below.
+  ["deleteHistory", call("POST", "/api/data/delete-history", { confirm: "no" })],
   ["listOpenAiModels", call("GET", "/v1/models")],
   [
     "createChatCompletion",

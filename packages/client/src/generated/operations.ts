@@ -15,6 +15,7 @@ import type {
   Classification,
   CommandReply,
   DaemonStatus,
+  DataOverview,
   Decision,
   DecisionPage,
   DocsList,
@@ -25,6 +26,7 @@ import type {
   EmbeddedState,
   EventMessage,
   Health,
+  HistoryDeleted,
   LoginCode,
   Memory,
   MemoryOverview,
@@ -503,6 +505,14 @@ export type ListMissionEventsQuery = {
 };
 
 export type ListMissionEventsResult = StoredEventPage;
+
+export type GetDataOverviewResult = DataOverview;
+
+export type DeleteHistoryBody = {
+  confirm: string;
+};
+
+export type DeleteHistoryResult = HistoryDeleted;
 
 export type ListOpenAiModelsResult = OpenAiModelList;
 
@@ -1596,6 +1606,40 @@ export abstract class Operations {
       method: "GET",
       path: "/api/autonomous-mission/events",
       query,
+      answer: "json",
+      options,
+    });
+  }
+
+  /** The data directory: its files and folders with their sizes (never their content) and database counts. `GET /api/data` */
+  getDataOverview(options?: CallOptions): Promise<GetDataOverviewResult> {
+    return this.send<GetDataOverviewResult>({
+      operationId: "getDataOverview",
+      method: "GET",
+      path: "/api/data",
+      answer: "json",
+      options,
+    });
+  }
+
+  /** A zip of sessions, messages, tasks, reports, memory and schedules as JSON (never the vault, its key or the token). `GET /api/data/export` */
+  exportData(options?: CallOptions): Promise<Blob> {
+    return this.send<Blob>({
+      operationId: "exportData",
+      method: "GET",
+      path: "/api/data/export",
+      answer: "blob",
+      options,
+    });
+  }
+
+  /** Deletes sessions, messages, tasks, their events and reports ({confirm: "delete"}); memory, schedules, config and the vault stay. `POST /api/data/delete-history` */
+  deleteHistory(body: DeleteHistoryBody, options?: CallOptions): Promise<DeleteHistoryResult> {
+    return this.send<DeleteHistoryResult>({
+      operationId: "deleteHistory",
+      method: "POST",
+      path: "/api/data/delete-history",
+      body,
       answer: "json",
       options,
     });

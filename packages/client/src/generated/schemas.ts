@@ -1940,6 +1940,33 @@ export type StoredEventPage = {
   next_cursor: string | null;
 };
 
+export type DataOverview = {
+  data_dir: string;
+  files: {
+    path: string;
+    bytes: number;
+    kind: "file" | "directory";
+    partial: boolean;
+  }[];
+  counts: {
+    sessions: number;
+    messages: number;
+    tasks: number;
+    events: number;
+    memories: number;
+    schedules: number;
+  };
+};
+
+export type HistoryDeleted = {
+  sessions: number;
+  messages: number;
+  tasks: number;
+  events: number;
+  reports: number;
+  kept_sessions: number;
+};
+
 export type OpenAiModelList = {
   object: "list";
   data: OpenAiModel[];
