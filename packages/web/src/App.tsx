@@ -8,7 +8,6 @@ import { DocTab } from "./doc/DocTab.tsx";
 import { initialLang, type Lang, MESSAGES, MessagesContext } from "./i18n.ts";
 import { MemoryTab } from "./memory/MemoryTab.tsx";
 import { MissionTab } from "./mission/MissionTab.tsx";
-import { NotBuilt } from "./NotBuilt.tsx";
 import { initialTheme, readPreference, type Theme, writePreference } from "./preferences.ts";
 import { RouterTab } from "./router/RouterTab.tsx";
 import { SignIn, Unreachable } from "./SignIn.tsx";
@@ -115,7 +114,7 @@ export function App() {
   );
 }
 
-/** The screen of each tab; a tab not built yet says so. */
+/** The screen of each tab (tabs.ts lists exactly these ids). */
 function TabPanel({ tab, appearance }: { tab: Tab; appearance: Appearance }) {
   switch (tab.id) {
     case "chat":
@@ -139,7 +138,7 @@ function TabPanel({ tab, appearance }: { tab: Tab; appearance: Appearance }) {
     case "data":
       return <DataTab />;
     default:
-      return <NotBuilt tab={tab} />;
+      return null;
   }
 }
 

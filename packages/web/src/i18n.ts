@@ -26,9 +26,6 @@ const en = {
     "It opens this page signed in with a one-time link (valid 120 s, usable once). The page never asks for your API token.",
   unreachableTitle: "The daemon is not reachable",
   unreachableBody: "Start it with `assistant start`, then reload this page.",
-  notBuiltTitle: "not built yet",
-  notBuiltBody:
-    "This tab is not built yet in the web UI. Its data is reachable today from the command line (`assistant --help`).",
   newSession: "New session",
   message: "Message",
   send: "Send",
@@ -488,9 +485,6 @@ const fr: Messages = {
     "La commande ouvre cette page connectée par un lien à usage unique (valable 120 s). La page ne demande jamais votre jeton d'API.",
   unreachableTitle: "Le démon est injoignable",
   unreachableBody: "Démarrez-le avec `assistant start`, puis rechargez cette page.",
-  notBuiltTitle: "pas encore construit",
-  notBuiltBody:
-    "Cet onglet n'est pas encore construit dans l'interface web. Ses données sont accessibles dès aujourd'hui en ligne de commande (`assistant --help`).",
   newSession: "Nouvelle session",
   message: "Message",
   send: "Envoyer",

@@ -82,7 +82,7 @@ describe("the web UI in a real browser", () => {
     }
     await page.getByRole("tab", { name: "Data" }).click();
     await page.waitForURL("**/data");
-    await page.getByRole("heading", { name: "Data: not built yet" }).waitFor();
+    await page.getByRole("heading", { name: "Data", exact: true }).waitFor();
     await page.goBack();
     await page.waitForURL("**/settings");
     expect(await selectedTab()).toBe("Settings");

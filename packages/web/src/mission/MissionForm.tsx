@@ -3,8 +3,8 @@ import { type FormEvent, useEffect, useState } from "react";
 import { parseInterval } from "../../../assistant/src/scheduler/interval.ts";
 import { client } from "../api.ts";
 import { useMessages } from "../i18n.ts";
-import { errorText } from "../scheduled/errorText.ts";
 import { formatSeconds } from "../scheduled/when.ts";
+import { errorText } from "../usePoll.ts";
 
 // The keys of autonomous_mission.yaml, saved through PUT /api/autonomous-mission (only the keys that changed; an
 // emptied field removes its key so its default applies). The daemon validates the merged file: what it refuses

@@ -3,8 +3,8 @@ import { useState } from "react";
 import { client } from "../api.ts";
 import { type Messages, useMessages } from "../i18n.ts";
 import { Markdown } from "../Markdown.tsx";
-import { errorText } from "../scheduled/errorText.ts";
 import { formatWhen } from "../scheduled/when.ts";
+import { errorText } from "../usePoll.ts";
 
 // The mission's events (newest first) and the reports of its past cycles. A cycle's report file is written from
 // its task's report (mission/missionReports.ts), so the report shown is the task's, read through the API.

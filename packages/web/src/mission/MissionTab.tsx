@@ -2,9 +2,9 @@ import type { Mission } from "@assistant/client";
 import { useState } from "react";
 import { client } from "../api.ts";
 import { useMessages } from "../i18n.ts";
-import { errorText } from "../scheduled/errorText.ts";
 import { formatWhen } from "../scheduled/when.ts";
 import { usePolling } from "../tasks/usePolling.ts";
+import { errorText } from "../usePoll.ts";
 import { MissionForm } from "./MissionForm.tsx";
 import { MissionHistory } from "./MissionHistory.tsx";
 

@@ -3,8 +3,8 @@ import { type FormEvent, useState } from "react";
 import { INTERVAL_FORMS, parseInterval } from "../../../assistant/src/scheduler/interval.ts";
 import { client } from "../api.ts";
 import { useMessages } from "../i18n.ts";
+import { errorText } from "../usePoll.ts";
 import { previewCron } from "./cronPreview.ts";
-import { errorText } from "./errorText.ts";
 import { formatDate, formatSeconds } from "./when.ts";
 
 // A new schedule: its name, the message each run sends, and when it runs: an interval as people type it (the

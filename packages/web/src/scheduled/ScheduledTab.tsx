@@ -3,7 +3,7 @@ import { useState } from "react";
 import { client } from "../api.ts";
 import { useMessages } from "../i18n.ts";
 import { usePolling } from "../tasks/usePolling.ts";
-import { errorText } from "./errorText.ts";
+import { errorText } from "../usePoll.ts";
 import { ScheduleForm } from "./ScheduleForm.tsx";
 import { ScheduleRuns } from "./ScheduleRuns.tsx";
 import { formatSeconds, formatWhen } from "./when.ts";
