@@ -26,14 +26,17 @@ export function CalendarEntry({ item, withDay = false }: { item: CalendarItem; w
     <a
       className={`cal-entry cal-${item.kind}${item.status ? "" : " cal-future"}`}
       href={href}
-      aria-label={`${time}, ${kind}: ${item.title} (${status})`}
       onClick={(event) => {
         if (event.button !== 0 || event.ctrlKey || event.metaKey || event.shiftKey) return;
         event.preventDefault();
         navigate(href);
       }}
     >
-      <time dateTime={item.at}>{time}</time> <span className="cal-title">{item.title}</span>
+      {/* Kind and status in words for screen readers, hidden text rather than an aria-label so the accessible name
+          holds the visible text (WCAG 2.5.3, axe's label-content-name-mismatch). */}
+      <time dateTime={item.at}>{time}</time> <span className="visually-hidden">{kind}: </span>
+      <span className="cal-title">{item.title}</span>
+      <span className="visually-hidden"> ({status})</span>
     </a>
   );
 }
