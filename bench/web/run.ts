@@ -259,7 +259,11 @@ try {
   console.log(
     `  idle RSS           ${r(median(rssOpened))} MiB opened vs ${r(median(rssClosed))} MiB never opened: +${r(growth)} MiB  (target < 10) ${verdict(growth < 10)}`,
   );
-  if (rig.problems.length > 0) console.log(`WARNING: the page reported problems:\n${rig.problems.join("\n")}`);
+  if (rig.problems.length > 0) {
+    const kinds = [...new Set(rig.problems)];
+    console.log(`WARNING: the page reported ${rig.problems.length} problem(s), ${kinds.length} distinct:`);
+    for (const kind of kinds.slice(0, 5)) console.log(`  ${kind} (x${rig.problems.filter((p) => p === kind).length})`);
+  }
 } finally {
   await rig.close();
 }
