@@ -1,6 +1,7 @@
-import { useCallback, useEffect, useState } from "react";
+import { useEffect, useMemo, useState } from "react";
 import { client } from "./api.ts";
 import { ApprovalsDialog } from "./approvals/ApprovalsDialog.tsx";
+import { coalesce } from "./coalesce.ts";
 import { useMessages } from "./i18n.ts";
 import { useLiveEvents } from "./liveEvents.ts";
 
@@ -24,24 +25,29 @@ export function StatusStrip() {
   const t = useMessages();
   const [status, setStatus] = useState<Status>({ up: true });
   const [reviewing, setReviewing] = useState(false);
-  const refresh = useCallback(async () => {
-    try {
-      const [daemon, running, approvals] = await Promise.all([
-        client.getStatus(),
-        client.listTasks({ status: "running", limit: 500 }),
-        client.listQueueItems({ status: "pending", limit: 500 }),
-      ]);
-      setStatus({
-        up: true,
-        version: daemon.version,
-        model: daemon.embedded.status,
-        running: running.items.length,
-        approvals: approvals.items.length,
-      });
-    } catch {
-      setStatus({ up: false });
-    }
-  }, []);
+  // Coalesced: a burst of events (a busy session) reloads at most once more, not once per event.
+  const refresh = useMemo(
+    () =>
+      coalesce(async () => {
+        try {
+          const [daemon, running, approvals] = await Promise.all([
+            client.getStatus(),
+            client.listTasks({ status: "running", limit: 500 }),
+            client.listQueueItems({ status: "pending", limit: 500 }),
+          ]);
+          setStatus({
+            up: true,
+            version: daemon.version,
+            model: daemon.embedded.status,
+            running: running.items.length,
+            approvals: approvals.items.length,
+          });
+        } catch {
+          setStatus({ up: false });
+        }
+      }),
+    [],
+  );
   useEffect(() => {
     void refresh();
     const timer = window.setInterval(refresh, REFRESH_MS);

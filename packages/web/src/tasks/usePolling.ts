@@ -1,4 +1,5 @@
-import { useCallback, useEffect, useRef, useState } from "react";
+import { useEffect, useMemo, useRef, useState } from "react";
+import { coalesce } from "../coalesce.ts";
 
 // Live data by polling: loads now and whenever `key` changes (what is loaded: a task id, a filter), then every
 // `intervalMs` while `active`; `reload` loads again at once (after an action). A load that fails keeps the last
@@ -17,18 +18,23 @@ export function usePolling<T>(load: () => Promise<T>, key: string, intervalMs: n
   latest.current = load;
   const generation = useRef(0);
 
-  const reload = useCallback(async () => {
-    const mine = generation.current;
-    try {
-      const value = await latest.current();
-      if (mine !== generation.current) return;
-      setData(value);
-      setError(undefined);
-    } catch (caught) {
-      if (mine !== generation.current) return;
-      setError(caught instanceof Error ? caught : new Error(String(caught)));
-    }
-  }, []);
+  // Coalesced: live events arriving while a load runs cost one more load, not one each.
+  const reload = useMemo(
+    () =>
+      coalesce(async () => {
+        const mine = generation.current;
+        try {
+          const value = await latest.current();
+          if (mine !== generation.current) return;
+          setData(value);
+          setError(undefined);
+        } catch (caught) {
+          if (mine !== generation.current) return;
+          setError(caught instanceof Error ? caught : new Error(String(caught)));
+        }
+      }),
+    [],
+  );
 
   useEffect(() => {
     generation.current += 1;
