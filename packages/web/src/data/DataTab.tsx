@@ -2,9 +2,10 @@ import type { DeleteHistoryResult, GetDataOverviewResult } from "@assistant/clie
 import { useState } from "react";
 import { client } from "../api.ts";
 import { Field } from "../Field.tsx";
+import { formatBytes } from "../format.ts";
 import { useMessages } from "../i18n.ts";
 import { errorText, usePoll } from "../usePoll.ts";
-import { downloadBlob, exportFileName, formatBytes } from "./download.ts";
+import { downloadBlob, exportFileName } from "./download.ts";
 
 type Counts = GetDataOverviewResult["counts"];
 const COUNTS: Array<keyof Counts> = ["sessions", "messages", "tasks", "events", "memories", "schedules"];

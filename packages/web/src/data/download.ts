@@ -18,10 +18,3 @@ export function downloadBlob(blob: Blob, fileName: string): void {
   // The download has started from the click; the URL is released after the browser took it.
   window.setTimeout(() => URL.revokeObjectURL(url), 60_000);
 }
-
-export function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
-  if (bytes < 1024 ** 3) return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
-  return `${(bytes / 1024 ** 3).toFixed(2)} GB`;
-}

@@ -2,6 +2,7 @@ import type { Memory, MemorySearchHit } from "@assistant/client";
 import { type FormEvent, useState } from "react";
 import { client } from "../api.ts";
 import { Field } from "../Field.tsx";
+import { formatBytes } from "../format.ts";
 import { useMessages } from "../i18n.ts";
 import { errorText, usePoll } from "../usePoll.ts";
 import { MEMORY_KINDS, MemoryItem, type MemoryKind } from "./MemoryItem.tsx";
@@ -258,10 +259,4 @@ function ClearAll({ act }: { act: (run: () => Promise<string>) => Promise<void> 
       </form>
     </section>
   );
-}
-
-function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
-  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }
