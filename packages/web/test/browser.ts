@@ -46,7 +46,9 @@ export async function startWebRig(options: { cwd?: string } = {}): Promise<WebRi
   page.setDefaultTimeout(5_000); // a missing element fails its test with a clear message, before the test times out
   const problems: string[] = [];
   page.on("console", (message) => {
-    if (message.type() === "error") problems.push(`console: ${message.text()}`);
+    // With the URL: Chromium's "Failed to load resource" line does not say which request failed.
+    const where = message.location().url;
+    if (message.type() === "error") problems.push(`console: ${message.text()}${where ? ` (${where})` : ""}`);
   });
   page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
   const api = new AssistantClient({ baseUrl: daemon.url, token: daemon.token });
